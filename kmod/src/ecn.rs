@@ -67,6 +67,48 @@ impl MarkCause {
     }
 }
 
+/// A set of [`MarkCause`]s: every rule that asked for a mark on one packet.
+///
+/// Several rules can fire on the same packet (an instantaneous and a persistent mark, say); each
+/// still advances its own state and is counted under its own cause, while the packet is marked once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CauseSet(u8);
+
+impl CauseSet {
+    /// No rule asked for a mark.
+    pub const EMPTY: CauseSet = CauseSet(0);
+
+    /// The set holding `cause` only.
+    pub const fn only(cause: MarkCause) -> CauseSet {
+        CauseSet(1 << cause.index())
+    }
+
+    /// This set with `cause` added.
+    pub const fn with(self, cause: MarkCause) -> CauseSet {
+        CauseSet(self.0 | (1 << cause.index()))
+    }
+
+    /// The union of two sets.
+    pub const fn union(self, other: CauseSet) -> CauseSet {
+        CauseSet(self.0 | other.0)
+    }
+
+    /// Whether `cause` is in the set.
+    pub const fn contains(self, cause: MarkCause) -> bool {
+        self.0 & (1 << cause.index()) != 0
+    }
+
+    /// Whether no rule asked for a mark.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The causes in the set, in [`MarkCause::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = MarkCause> {
+        MarkCause::ALL.into_iter().filter(move |c| self.contains(*c))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +124,10 @@ mod tests {
         for (i, c) in MarkCause::ALL.iter().enumerate() {
             assert_eq!(c.index(), i);
         }
+        let set = CauseSet::only(MarkCause::Persistent).with(MarkCause::Instantaneous);
+        assert!(set.contains(MarkCause::Persistent) && !set.contains(MarkCause::QueueEnqueue));
+        let v: std::vec::Vec<_> = set.iter().collect();
+        assert_eq!(v, [MarkCause::Instantaneous, MarkCause::Persistent]);
+        assert!(CauseSet::EMPTY.is_empty() && !set.is_empty());
     }
 }
