@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# make check: every test of the project, in order of cost. Host: format, lints, unit and property
+# tests, bounded fuzzing. VM: the bench's own tests, then every selftest suite on the default
+# kernel and the module suites again on the debug kernel (KASAN, lockdep, kmemleak).
+# Prints one line per step and ends with "check: N passed, N failed"; exit 0 only if nothing failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. tests/vm/lib.sh
+
+pass=0
+fail=0
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# count LOG: add the KTAP/TAP "ok"/"not ok" lines of LOG to the totals (skips count as neither).
+count() {
+	local p s f
+	p=$(grep -cE '^ok [0-9]+ ' "$1" | tr -d ' ')
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$1" | tr -d ' ')
+	f=$(grep -cE '^not ok ' "$1" | tr -d ' ')
+	pass=$((pass + p - s))
+	fail=$((fail + f))
+}
+
+# step NAME CMD...: a step that is one case; its output is kept and shown on failure.
+step() {
+	local name=$1
+	shift
+	if "$@" >"$out/step.log" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok - $name"
+		tail -n 60 "$out/step.log" | sed 's/^/# /'
+	fi
+}
+
+step "dependencies installed (tests/vm/deps.sh)" tests/vm/deps.sh || true
+step "cargo fmt --check" cargo fmt --all -- --check
+step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+# Host tests: count what cargo test counted.
+cargo test --workspace 2>&1 | tee "$out/cargo-test.log" | grep -E '^test result:|panicked|FAILED|error' || true
+cargo_rc=${PIPESTATUS[0]}
+p=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out/cargo-test.log")
+f=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out/cargo-test.log")
+echo "# cargo test: $p passed, $f failed"
+pass=$((pass + p))
+fail=$((fail + f))
+if [ "$cargo_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	fail=$((fail + 1))
+	echo "not ok - cargo test (exit $cargo_rc)"
+	tail -n 40 "$out/cargo-test.log" | sed 's/^/# /'
+fi
+
+if [ -x kmod/fuzz/run.sh ]; then
+	step "fuzz targets run ${FUZZ_SECONDS:-20}s each without a crash" kmod/fuzz/run.sh "${FUZZ_SECONDS:-20}"
+fi
+
+step "bench kernel builds or is cached" tests/vm/build-kernel.sh default
+tests/vm/bench-selftest.sh 2>&1 | tee "$out/bench.log" | grep -E '^(ok|not ok|#)'
+count "$out/bench.log"
+
+tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
+count "$out/vm.log"
+
+if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
+	step "debug kernel builds or is cached" tests/vm/build-kernel.sh debug
+	debug_suites=$(ls tests/vm/selftests/*.sh | grep -v -E '/perf[^/]*\.sh$' || true)
+	if [ -n "$debug_suites" ]; then
+		# shellcheck disable=SC2086
+		tests/vm/selftests.sh --flavour debug $debug_suites 2>&1 | tee "$out/vm-debug.log"
+		count "$out/vm-debug.log"
+	fi
+fi
+
+echo "check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

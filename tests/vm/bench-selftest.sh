@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# bench-selftest.sh: the bench's own tests, run on the host. run-in-vm must pass a script's exit
+# status through, and must fail a run whose kernel oopses or that outlives its timeout.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+n=0
+pass=0
+fail=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then pass=$((pass + 1)); echo "ok $n bench: $2"; else fail=$((fail + 1)); echo "not ok $n bench: $2"; fi
+}
+echo "KTAP version 1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+printf 'echo "deliberate failure"\nexit 7\n' >"$tmp/fail.sh"
+"$VM_DIR/run-in-vm" --timeout 120 "$tmp/fail.sh" >"$tmp/fail.log" 2>&1
+rc=$?
+[ "$rc" -eq 7 ] && result ok "a failing script's exit status (7) comes through" ||
+	result fail "a failing script's exit status (7) comes through (got $rc)"
+
+printf 'exit 0\n' >"$tmp/pass.sh"
+"$VM_DIR/run-in-vm" --timeout 120 "$tmp/pass.sh" >"$tmp/pass.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && result ok "a passing script exits 0" || result fail "a passing script exits 0 (got $rc)"
+
+# A module that panics on load: the guest may even report status 0 afterwards; the log decides.
+kdir=$("$VM_DIR/build-kernel.sh" default)
+mkdir -p "$tmp/oops"
+cp "$VM_DIR/fixtures/oops/Kbuild" "$VM_DIR/fixtures/oops/rust_oops.rs" "$tmp/oops/"
+if make -s -C "$kdir" M="$tmp/oops" LLVM=1 modules >"$tmp/oops-build.log" 2>&1; then
+	printf 'insmod /test/extra/rust_oops.ko\nexit 0\n' >"$tmp/oops.sh"
+	"$VM_DIR/run-in-vm" --timeout 120 --file "$tmp/oops/rust_oops.ko" "$tmp/oops.sh" >"$tmp/oops.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "rust_oops" "$tmp/oops.log"; then
+		result ok "a module that oopses fails the run (status $rc)"
+	else
+		result fail "a module that oopses fails the run (got $rc)"
+		tail -n 20 "$tmp/oops.log" | sed 's/^/# /'
+	fi
+else
+	result fail "the oops fixture module builds"
+	sed 's/^/# /' "$tmp/oops-build.log" | tail -n 20
+fi
+
+printf 'sleep 600\n' >"$tmp/hang.sh"
+"$VM_DIR/run-in-vm" --timeout 25 "$tmp/hang.sh" >"$tmp/hang.log" 2>&1
+rc=$?
+[ "$rc" -eq 124 ] && result ok "a hung guest is stopped at the timeout (124)" ||
+	result fail "a hung guest is stopped at the timeout (got $rc)"
+
+echo "1..$n"
+echo "# bench: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# build-kernel.sh [default|debug]: build (or reuse) the bench's Rust-enabled 6.12 kernel and print
+# its build directory, the KDIR that modules are built against. Cached under
+# $ECNSHARP_CACHE/kernel/<flavour>-<key>, the key hashing the source package version, the config
+# fragments, and the rustc, bindgen and clang versions: a second run with nothing changed is a no-op.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:-default}
+frags=$(flavour_fragments "$flavour")
+need make clang ld.lld rustc bindgen flex bison bc tar xz
+[ -f "$KERNEL_SOURCE_TARBALL" ] || die "$KERNEL_SOURCE_TARBALL missing: run tests/vm/deps.sh"
+
+build=$(kernel_dir "$flavour")
+if [ -f "$build/.ecnsharp-done" ] && [ -f "$build/arch/x86/boot/bzImage" ]; then
+	say "kernel ($flavour) cached: $build"
+	echo "$build"
+	exit 0
+fi
+
+version=$(dpkg-query -W -f='${Version}' "$KERNEL_SOURCE_PKG")
+src="$ECNSHARP_CACHE/src/$KERNEL_SOURCE_PKG-$version"
+if [ ! -f "$src/.ecnsharp-extracted" ]; then
+	say "extracting $KERNEL_SOURCE_TARBALL to $src"
+	rm -rf "$src" && mkdir -p "$src"
+	tar -xJf "$KERNEL_SOURCE_TARBALL" -C "$src" --strip-components=1
+	touch "$src/.ecnsharp-extracted"
+fi
+
+mk() { make -C "$src" O="$build" LLVM=1 "$@"; }
+rm -rf "$build" && mkdir -p "$build"
+log="$build/build.log"
+say "building kernel ($flavour) in $build (5-10 minutes on 2 cores; log: $log)"
+mk rustavailable >"$log" 2>&1 || die "the kernel says Rust is not available with this toolchain: $(tail -n 5 "$log")"
+mk tinyconfig >>"$log" 2>&1 || die "make tinyconfig failed (see $log)"
+# shellcheck disable=SC2086
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" $frags >>"$log" 2>&1 ||
+	die "merging config fragments failed (see $log)"
+mk olddefconfig >>"$log" 2>&1 || die "make olddefconfig failed (see $log)"
+
+# Every line of the fragments must be in force: Kconfig silently drops options whose dependencies
+# are not met (CONFIG_RUST without a usable toolchain, say).
+bad=0
+# shellcheck disable=SC2086
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qx -- "$line" "$build/.config" || { say "not in force: $line"; bad=1; } ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		grep -q "^$opt=" "$build/.config" && { say "not in force: $line"; bad=1; } ;;
+	esac
+done < <(cat $frags)
+[ "$bad" -eq 0 ] || die "the kernel config does not have the options the fragments ask for (see above)"
+
+start=$(date +%s)
+mk -j"$(nproc)" bzImage modules >>"$log" 2>&1 || die "kernel build failed: $(grep -m 5 -E 'error|Error' "$log")"
+touch "$build/.ecnsharp-done"
+say "kernel ($flavour) built in $(($(date +%s) - start)) s"
+echo "$build"

@@ -1,0 +1,55 @@
+# Shared helpers for the VM bench scripts (sourced, not run).
+# Everything heavy is cached outside the clone, under $ECNSHARP_CACHE.
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$VM_DIR/../.." && pwd)
+ECNSHARP_CACHE=${ECNSHARP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ecnsharp}
+# The kernel, its rust/ metadata and our module must come from one rustc: the pinned one.
+RUST_TOOLCHAIN=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$REPO_DIR/rust-toolchain.toml")
+export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
+export PATH="$HOME/.cargo/bin:$PATH"
+KERNEL_SOURCE_PKG=linux-source-6.12
+KERNEL_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+say() { printf '[vm] %s\n' "$*" >&2; }
+die() {
+	printf '[vm] error: %s\n' "$*" >&2
+	exit 1
+}
+
+# need CMD... : fail clearly when a tool the next step relies on is missing.
+need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			die "'$c' is missing; run 'tests/vm/deps.sh' (or 'make deps') to install the bench's dependencies"
+	done
+}
+
+# flavour_fragments FLAVOUR: the config fragments of a kernel flavour, in merge order.
+flavour_fragments() {
+	case "$1" in
+	default) echo "$VM_DIR/kernel.config" ;;
+	debug) echo "$VM_DIR/kernel.config $VM_DIR/kernel-debug.config" ;;
+	*) die "unknown kernel flavour '$1' (expected: default, debug)" ;;
+	esac
+}
+
+# kernel_key FLAVOUR: what the cached build depends on; a change to any of it rebuilds.
+kernel_key() {
+	local frags
+	frags=$(flavour_fragments "$1")
+	{
+		dpkg-query -W -f='${Version}\n' "$KERNEL_SOURCE_PKG" 2>/dev/null || echo no-source
+		# shellcheck disable=SC2086
+		cat $frags
+		rustc --version 2>/dev/null
+		bindgen --version 2>/dev/null
+		clang --version 2>/dev/null | head -n 1
+	} | sha256sum | cut -c1-12
+}
+
+# kernel_dir FLAVOUR: the build directory (KDIR) of that flavour's cached kernel.
+kernel_dir() {
+	echo "$ECNSHARP_CACHE/kernel/$1-$(kernel_key "$1")"
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Smoke suite: the bench itself works. Boot, module load/unload, two namespaces joined by veth with
+# DCTCP and ECN, a TCP transfer between them, and tc statistics.
+. /test/vm/guest/lib.sh
+ktap_begin smoke
+
+check "kernel is 6.12 with both vCPUs" sh -c '
+	uname -r | grep -q "^6\.12\." && [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ]'
+check "kernel has CONFIG_RUST modules loaded" grep -q "^sch_ecnsharp " /proc/modules
+check "module unloads" rmmod sch_ecnsharp
+check "module is gone after unload" sh -c '! grep -q "^sch_ecnsharp " /proc/modules'
+check "module loads again" insmod /lib/modules/ecnsharp/sch_ecnsharp.ko
+check "iproute2 tc is the real one, not busybox's applet" sh -c 'tc -V | grep -q iproute2'
+check "two namespaces joined by veth" net_pair
+check "IPv4 ping across the veth" ip netns exec snd ping -c 2 -W 2 10.0.0.2
+check "IPv6 ping across the veth" ip netns exec snd ping -c 2 -W 2 fd00::2
+check "DCTCP in force in both namespaces" sh -c '
+	for ns in snd rcv; do
+		[ "$(ip netns exec $ns cat /proc/sys/net/ipv4/tcp_congestion_control)" = dctcp ] || exit 1
+	done'
+check "pfifo root qdisc on the sender's veth" tc -n snd qdisc replace dev veth-s root pfifo limit 1000
+
+ect0_before=$(netstat_counter rcv IpExt InECT0Pkts)
+check "TCP transfer (iperf3, 3 s, DCTCP)" iperf_run -c 10.0.0.2 -t 3 -C dctcp
+bytes=$(jq -r '.end.sum_received.bytes // 0' /tmp/iperf.json 2>/dev/null)
+bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' /tmp/iperf.json 2>/dev/null)
+diag "received $bytes bytes, $((bps / 1000000)) Mbit/s"
+check "receiver got at least 10 MB" ge "${bytes:-0}" 10000000
+check "both ends ran DCTCP" sh -c '
+	[ "$(jq -r .end.sender_tcp_congestion /tmp/iperf.json)" = dctcp ] &&
+	[ "$(jq -r .end.receiver_tcp_congestion /tmp/iperf.json)" = dctcp ]'
+ect0_after=$(netstat_counter rcv IpExt InECT0Pkts)
+diag "receiver InECT0Pkts: $ect0_before -> $ect0_after"
+check "ECN negotiated: receiver saw ECT(0) packets" gt "$((ect0_after - ect0_before))" 1000
+check "tc -s qdisc show counts the transfer" sh -c '
+	tc -n snd -s qdisc show dev veth-s | tee /dev/stderr | grep -q "Sent [1-9][0-9]* bytes"'
+check "tc -s -j qdisc show is valid JSON" sh -c '
+	tc -n snd -s -j qdisc show dev veth-s | jq -e ".[0].bytes > 0"'
+net_teardown
+
+ktap_end
