@@ -319,6 +319,7 @@ mod tests {
         let mut tb = bucket(400_000_000_000, 0);
         let got = greedy_rate(&mut tb, 64, 2_000_000, 0);
         let err = (got - 4e11).abs() / 4e11;
+        std::eprintln!("400G, 64 B, 2M packets: rate error {err:e}");
         assert!(err < 1e-6, "got {got:.0} ({err:e})");
     }
 
@@ -428,6 +429,10 @@ mod tests {
         // Watchdog up to 20 us late at 10 Gbit/s: the 50 us bucket keeps the credit.
         let mut tb = bucket(10_000_000_000, 0);
         let got = greedy_rate(&mut tb, 1514, 200_000, us(20));
+        std::eprintln!(
+            "default bucket, watchdog up to 20 us late: {:.3}% of 10G",
+            got / 1e8
+        );
         assert!((got - 1e10).abs() / 1e10 < 0.001, "got {got:.0}");
     }
 
@@ -436,6 +441,10 @@ mod tests {
         // The TCN prototype's 2.5 KB bucket at 10 Gbit/s (2 us): lateness is lost for good.
         let mut tb = bucket(10_000_000_000, 2500);
         let got = greedy_rate(&mut tb, 1514, 200_000, us(20));
+        std::eprintln!(
+            "2.5 KB bucket, watchdog up to 20 us late: {:.1}% of 10G",
+            got / 1e8
+        );
         assert!(got < 0.5e10, "got {got:.0}");
     }
 

@@ -245,6 +245,7 @@ mod tests {
 
     fn assert_shares_follow(q: &[u32], shares: &[f64]) {
         let total: u32 = q.iter().sum();
+        let mut worst: f64 = 0.0;
         for (i, (&qi, &share)) in q.iter().zip(shares).enumerate() {
             let want = f64::from(qi) / f64::from(total);
             let err = (share - want).abs() / want;
@@ -252,7 +253,9 @@ mod tests {
                 err < 0.01,
                 "band {i}: share {share:.5}, want {want:.5} ({err:.5})"
             );
+            worst = worst.max(err);
         }
+        std::eprintln!("worst relative share error {worst:.2e}");
     }
 
     #[test]
