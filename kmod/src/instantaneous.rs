@@ -24,7 +24,8 @@ const SLOPE_SHIFT: u32 = 31;
 ///
 /// Sojourn below `tmin`: never marked. Above `tmax`: always. In `[tmin, tmax]`: marked with
 /// probability `pmax * (sojourn - tmin) / (tmax - tmin)`, rising linearly from 0 at `tmin` to
-/// `pmax` at `tmax`, decided by comparing a 32-bit draw with a threshold in units of 2^-32.
+/// exactly `pmax` at `tmax`, decided by comparing a 32-bit draw with a threshold in units of 2^-32
+/// (within one unit of the exact line for spans below 2 s).
 ///
 /// With `tmin == tmax` the ramp has no width: the law marks exactly when `sojourn > tmax`, the
 /// cut-off rule of [`instantaneous`]. A `tmax` below `tmin` (rejected by validation) is treated as
@@ -33,8 +34,11 @@ const SLOPE_SHIFT: u32 = 31;
 pub struct ProbLaw {
     tmin: Nanos,
     tmax: Nanos,
-    /// Threshold units (2^-32 of probability) per nanosecond above `tmin`, in Q.31.
+    /// Threshold units (2^-32 of probability) per nanosecond above `tmin`, in Q.31, rounded up
+    /// so that `tmax` reaches `pmax_units`.
     slope: u64,
+    /// Pmax in units of 2^-32 (at most 2^32: certain marking at `tmax`).
+    pmax_units: u64,
 }
 
 impl ProbLaw {
@@ -46,17 +50,18 @@ impl ProbLaw {
         } else {
             p.pmax_ppm
         };
-        // Pmax in units of 2^-32, at most 2^32 (certain marking at tmax).
         let pmax_units = ((pmax_ppm as u64) << 32) / 1_000_000;
         let span = tmax.wrapping_sub(p.tmin); // tmax >= tmin: no wrap
-        let slope = match (pmax_units << SLOPE_SHIFT).checked_div(span) {
-            Some(slope) => slope,
-            None => 0, // tmin == tmax: no ramp
+        let scaled = pmax_units << SLOPE_SHIFT; // <= 2^63
+        let slope = match (scaled.checked_div(span), scaled.checked_rem(span)) {
+            (Some(q), Some(r)) => q + (r != 0) as u64, // q < 2^63: no overflow
+            _ => 0,                                    // tmin == tmax: no ramp
         };
         ProbLaw {
             tmin: p.tmin,
             tmax,
             slope,
+            pmax_units,
         }
     }
 
@@ -67,8 +72,13 @@ impl ProbLaw {
         } else if sojourn > self.tmax {
             1 << 32
         } else {
-            // sojourn - tmin <= tmax - tmin, so the product is below 2^(32 + SLOPE_SHIFT).
-            sojourn.wrapping_sub(self.tmin).saturating_mul(self.slope) >> SLOPE_SHIFT
+            // sojourn - tmin <= tmax - tmin, so the product is at most about 2^(32 + SLOPE_SHIFT).
+            let ramp = sojourn.wrapping_sub(self.tmin).saturating_mul(self.slope) >> SLOPE_SHIFT;
+            if ramp < self.pmax_units {
+                ramp
+            } else {
+                self.pmax_units
+            }
         }
     }
 
