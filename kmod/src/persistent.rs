@@ -488,7 +488,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig::with_cases(256))]
 
         /// The integer state machine and the f64 reference see the same packets and must agree on
         /// every decision and every variable, with one exception: rounding makes the two
@@ -504,9 +504,17 @@ mod tests {
         #[test]
         fn agrees_with_f64_reference(
             law in law(),
-            pst_interval in 1_000u64..=1_000_000,
+            // Whole microseconds half of the time, so that steps can add up to exactly one
+            // interval and the strict comparisons meet their equality cases.
+            pst_interval in prop_oneof![1_000u64..=1_000_000, (1u64..=1_000).prop_map(|k| k * 1_000)],
             pst_target in 0u64..=200_000,
-            steps in prop::collection::vec((0u64..=700, 0u32..1000, 0u64..=300_000), 1..2_000),
+            // Steps up to 0.7 interval, or exactly 0, 1/4 or 1/2 of one; 3% of packets below
+            // target; while marking, 12% of steps jump to within 2 ns of the integer schedule,
+            // where rounding can make the models disagree.
+            steps in prop::collection::vec(
+                (prop_oneof![0u64..=700, prop::sample::select(&[0u64, 250, 500][..])], 0u32..1000, 0u64..=300_000),
+                1..2_000,
+            ),
         ) {
             let p = MarkingParams { pst_interval, pst_target, control_law: law, ..Config::DEFAULT.marking };
             let mut int = PersistentState::new();
@@ -514,8 +522,10 @@ mod tests {
             let mut drift = 0.0f64;
             let mut now: Nanos = 0;
             for (dt_permille, dice, extra) in steps {
-                // Steps up to 0.7 interval; 3% of packets below target.
                 now += pst_interval * dt_permille / 1_000;
+                if (30..150).contains(&dice) && int.marking_state {
+                    now = now.max((int.marking_next + extra % 5).saturating_sub(2));
+                }
                 let sojourn = if dice < 30 { pst_target.saturating_sub(1 + extra % 1_000) } else { pst_target + extra };
                 let (before_int, before_ref) = (int, reference);
                 let a = int.should_mark(now, sojourn, &p);
