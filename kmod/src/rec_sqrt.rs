@@ -41,22 +41,25 @@ const fn build_cache() -> [u32; CACHE_LEN] {
 
 /// `1/sqrt(count)` in Q0.32, correctly rounded; counts 0 and 1 give [`REC_INV_SQRT_ONE`].
 ///
-/// Integer square root and 128-bit products (no 128-bit division): used to build the table and to
-/// reseed the Newton iteration if it is ever handed a zero.
+/// An integer square root (one 64-bit division) and 128-bit multiplications (wrapping, which they
+/// provably never do: no overflow-checked 128-bit intrinsic, no 128-bit division). Builds the
+/// table at compile time; at run time only reseeds the Newton iteration if it is handed a zero.
 pub const fn rec_inv_sqrt_exact(count: u32) -> u32 {
     if count <= 1 {
         return REC_INV_SQRT_ONE;
     }
     let n = count as u128;
     // floor(sqrt(floor((2^64 - 1) / n))) is floor(sqrt(2^64 / n)) or one less (when n is a power
-    // of two); r < 2^32 / sqrt(2), so the u128 products below cannot overflow.
+    // of two). r < 2^32 / sqrt(2), so (2r + 3)^2 n < 2^98: nothing below can wrap.
     let mut r = (u64::MAX / count as u64).isqrt() as u128;
-    if (r + 1) * (r + 1) * n <= 1 << 64 {
-        r += 1;
+    let next = r.wrapping_add(1);
+    if next.wrapping_mul(next).wrapping_mul(n) <= 1 << 64 {
+        r = next;
     }
     // Round to nearest: sqrt(2^64 / n) >= r + 1/2 exactly when (2r + 1)^2 n <= 2^66.
-    if (2 * r + 1) * (2 * r + 1) * n <= 1 << 66 {
-        r += 1;
+    let twice = r.wrapping_mul(2).wrapping_add(1);
+    if twice.wrapping_mul(twice).wrapping_mul(n) <= 1 << 66 {
+        r = r.wrapping_add(1);
     }
     r as u32
 }
