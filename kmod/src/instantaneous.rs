@@ -25,7 +25,7 @@ const SLOPE_SHIFT: u32 = 31;
 /// Sojourn below `tmin`: never marked. Above `tmax`: always. In `[tmin, tmax]`: marked with
 /// probability `pmax * (sojourn - tmin) / (tmax - tmin)`, rising linearly from 0 at `tmin` to
 /// exactly `pmax` at `tmax`, decided by comparing a 32-bit draw with a threshold in units of 2^-32
-/// (within one unit of the exact line for spans below 2 s).
+/// (within two units of the exact line for spans below 2 s).
 ///
 /// With `tmin == tmax` the ramp has no width: the law marks exactly when `sojourn > tmax`, the
 /// cut-off rule of [`instantaneous`]. A `tmax` below `tmin` (rejected by validation) is treated as
@@ -222,6 +222,19 @@ mod tests {
             }
             let mut rng = Prng::new(pmax_ppm);
             let _ = law.should_mark(a, &mut rng);
+        }
+
+        /// The documented accuracy: within two units of 2^-32 of the exact line for spans up to
+        /// 2^31 ns, and exactly pmax at tmax.
+        #[test]
+        fn threshold_accuracy(tmin in 0u64..1 << 40, span in 1u64..=1 << 31,
+                              pmax_ppm in 0u32..=1_000_000, at in 0.0f64..=1.0) {
+            let law = ProbLaw::new(&params(tmin, tmin + span, pmax_ppm));
+            let offset = (span as f64 * at) as u64;
+            let exact = f64::from(pmax_ppm) / 1e6 * 4_294_967_296.0 * offset as f64 / span as f64;
+            let got = law.threshold(tmin + offset) as f64;
+            prop_assert!((got - exact).abs() <= 2.0, "{} vs {}", got, exact);
+            prop_assert_eq!(law.threshold(tmin + span), (u64::from(pmax_ppm) << 32) / 1_000_000);
         }
     }
 }
