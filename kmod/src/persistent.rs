@@ -56,7 +56,8 @@ impl PersistentState {
     ///
     /// Exactly the paper's comparisons: below target means `sojourn < pst_target`; detection
     /// needs `now > first_above_time + pst_interval`; a mark is due when `now > marking_next`.
-    /// While marking, a packet that is detected but not due is not marked (the `else` of line 13).
+    /// While marking, a packet that is detected but not due is not marked (the `else` before
+    /// `if detected`: the marking state is entered only from the idle state).
     /// `p.control_law` picks how `marking_next` advances on a due mark (see [`ControlLaw`]).
     pub fn should_mark(&mut self, now: Nanos, sojourn: Nanos, p: &MarkingParams) -> bool {
         let detected = self.is_persistent_queue_buildup(now, sojourn, p);
