@@ -228,7 +228,11 @@ const fn default_dscpmap() -> [u8; 64] {
     let mut map = [0u8; 64];
     let mut d = 0;
     while d < 64 {
-        map[d] = if d < MAX_BANDS { d as u8 } else { (MAX_BANDS - 1) as u8 };
+        map[d] = if d < MAX_BANDS {
+            d as u8
+        } else {
+            (MAX_BANDS - 1) as u8
+        };
         d += 1;
     }
     map
