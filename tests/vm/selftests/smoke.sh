@@ -4,20 +4,35 @@
 . /test/vm/guest/lib.sh
 ktap_begin smoke
 
-check "kernel is 6.12 with both vCPUs" sh -c '
-	uname -r | grep -q "^6\.12\." && [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ]'
-check "kernel has CONFIG_RUST modules loaded" grep -q "^sch_ecnsharp " /proc/modules
+kernel_ok() {
+	uname -r | grep -q '^6\.12\.' && [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ]
+}
+module_loaded() { grep -q "^sch_ecnsharp " /proc/modules; }
+module_absent() { ! module_loaded; }
+real_tc() { tc -V | grep -q iproute2; }
+dctcp_in_force() {
+	for ns in snd rcv; do
+		cc=$(ip netns exec $ns cat /proc/sys/net/ipv4/tcp_congestion_control)
+		[ "$cc" = dctcp ] || { echo "$ns runs $cc"; return 1; }
+	done
+}
+both_dctcp() {
+	[ "$(jq -r .end.sender_tcp_congestion /tmp/iperf.json)" = dctcp ] &&
+		[ "$(jq -r .end.receiver_tcp_congestion /tmp/iperf.json)" = dctcp ]
+}
+stats_count() { tc -n snd -s qdisc show dev veth-s | tee /dev/stderr | grep -q "Sent [1-9][0-9]* bytes"; }
+stats_json() { tc -n snd -s -j qdisc show dev veth-s | jq -e '.[0].bytes > 0'; }
+
+check "kernel is 6.12 with both vCPUs" kernel_ok
+check "module loaded at boot" module_loaded
 check "module unloads" rmmod sch_ecnsharp
-check "module is gone after unload" sh -c '! grep -q "^sch_ecnsharp " /proc/modules'
+check "module is gone after unload" module_absent
 check "module loads again" insmod /lib/modules/ecnsharp/sch_ecnsharp.ko
-check "iproute2 tc is the real one, not busybox's applet" sh -c 'tc -V | grep -q iproute2'
+check "iproute2 tc is the real one, not busybox's applet" real_tc
 check "two namespaces joined by veth" net_pair
 check "IPv4 ping across the veth" ip netns exec snd ping -c 2 -W 2 10.0.0.2
 check "IPv6 ping across the veth" ip netns exec snd ping -c 2 -W 2 fd00::2
-check "DCTCP in force in both namespaces" sh -c '
-	for ns in snd rcv; do
-		[ "$(ip netns exec $ns cat /proc/sys/net/ipv4/tcp_congestion_control)" = dctcp ] || exit 1
-	done'
+check "DCTCP in force in both namespaces" dctcp_in_force
 check "pfifo root qdisc on the sender's veth" tc -n snd qdisc replace dev veth-s root pfifo limit 1000
 
 ect0_before=$(netstat_counter rcv IpExt InECT0Pkts)
@@ -26,16 +41,12 @@ bytes=$(jq -r '.end.sum_received.bytes // 0' /tmp/iperf.json 2>/dev/null)
 bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' /tmp/iperf.json 2>/dev/null)
 diag "received $bytes bytes, $((bps / 1000000)) Mbit/s"
 check "receiver got at least 10 MB" ge "${bytes:-0}" 10000000
-check "both ends ran DCTCP" sh -c '
-	[ "$(jq -r .end.sender_tcp_congestion /tmp/iperf.json)" = dctcp ] &&
-	[ "$(jq -r .end.receiver_tcp_congestion /tmp/iperf.json)" = dctcp ]'
+check "both ends ran DCTCP" both_dctcp
 ect0_after=$(netstat_counter rcv IpExt InECT0Pkts)
 diag "receiver InECT0Pkts: $ect0_before -> $ect0_after"
 check "ECN negotiated: receiver saw ECT(0) packets" gt "$((ect0_after - ect0_before))" 1000
-check "tc -s qdisc show counts the transfer" sh -c '
-	tc -n snd -s qdisc show dev veth-s | tee /dev/stderr | grep -q "Sent [1-9][0-9]* bytes"'
-check "tc -s -j qdisc show is valid JSON" sh -c '
-	tc -n snd -s -j qdisc show dev veth-s | jq -e ".[0].bytes > 0"'
+check "tc -s qdisc show counts the transfer" stats_count
+check "tc -s -j qdisc show is valid JSON" stats_json
 net_teardown
 
 ktap_end
