@@ -1,9 +1,309 @@
 // SPDX-License-Identifier: GPL-2.0
-/* C helpers for sch_ecnsharp: static inlines and macros of the qdisc API, wrapped as functions. */
-#include <linux/kernel.h>
+/*
+ * C shim of sch_ecnsharp: the Qdisc_ops table and one-line wrappers over the static inlines and
+ * macros of the qdisc API that Rust cannot call. No logic lives here: the qdisc is in Rust
+ * (ecnsharp.rs over the safe layer in net_sched/), the algorithm in the no_std core (kmod/src/).
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <net/inet_ecn.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
 #include "shim.h"
+
+/* The C part of the private area; the Rust state follows at rust_offset. */
+struct ecnsharp_shim_priv {
+	struct qdisc_watchdog watchdog;
+};
+
+/* The enqueue time in the qdisc control block, as sch_codel keeps it (skb->tstamp may carry an
+ * EDT departure time for fq and pacing, so it is not ours to overwrite).
+ */
+struct ecnsharp_skb_cb {
+	u64 enqueue_time;
+};
+
+static const struct ecnsharp_shim_ops *rust_ops;
+static unsigned long rust_offset;
+
+static int ecnsharp_init(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	/* First, so that destroy, which runs even when init fails, may always cancel it. */
+	qdisc_watchdog_init(&p->watchdog, sch);
+	return rust_ops->init(sch, opt, extack);
+}
+
+static void ecnsharp_reset(struct Qdisc *sch)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	qdisc_watchdog_cancel(&p->watchdog);
+	rust_ops->reset(sch);
+}
+
+static void ecnsharp_destroy(struct Qdisc *sch)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	qdisc_watchdog_cancel(&p->watchdog);
+	rust_ops->destroy(sch);
+}
+
+static struct Qdisc_ops ecnsharp_qdisc_ops __read_mostly = {
+	.init = ecnsharp_init,
+	.reset = ecnsharp_reset,
+	.destroy = ecnsharp_destroy,
+	.owner = THIS_MODULE,
+};
 
 unsigned int ecnsharp_shim_abi(void)
 {
 	return ECNSHARP_SHIM_ABI;
+}
+
+int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
+			   unsigned long rust_priv_size, unsigned long rust_priv_align)
+{
+	unsigned long size;
+
+	BUILD_BUG_ON(sizeof(struct ecnsharp_skb_cb) > QDISC_CB_PRIV_LEN);
+	/* qdisc_priv() is QDISC_ALIGNTO-aligned: the Rust state cannot ask for more. */
+	if (!rust_priv_align || rust_priv_align > QDISC_ALIGNTO ||
+	    (rust_priv_align & (rust_priv_align - 1)))
+		return -EINVAL;
+	rust_offset = ALIGN(sizeof(struct ecnsharp_shim_priv), rust_priv_align);
+	size = rust_offset + rust_priv_size;
+	if (size > INT_MAX || strscpy(ecnsharp_qdisc_ops.id, id, IFNAMSIZ) < 0)
+		return -EINVAL;
+	rust_ops = ops;
+	ecnsharp_qdisc_ops.priv_size = size;
+	ecnsharp_qdisc_ops.enqueue = ops->enqueue;
+	ecnsharp_qdisc_ops.dequeue = ops->dequeue;
+	ecnsharp_qdisc_ops.peek = ops->peek;
+	ecnsharp_qdisc_ops.change = ops->change;
+	ecnsharp_qdisc_ops.dump = ops->dump;
+	ecnsharp_qdisc_ops.dump_stats = ops->dump_stats;
+	return register_qdisc(&ecnsharp_qdisc_ops);
+}
+
+void ecnsharp_shim_unregister(void)
+{
+	unregister_qdisc(&ecnsharp_qdisc_ops);
+}
+
+void *ecnsharp_shim_priv(struct Qdisc *sch)
+{
+	return (char *)qdisc_priv(sch) + rust_offset;
+}
+
+unsigned int ecnsharp_shim_qlen(const struct Qdisc *sch)
+{
+	return sch->q.qlen;
+}
+
+unsigned int ecnsharp_shim_backlog(const struct Qdisc *sch)
+{
+	return sch->qstats.backlog;
+}
+
+unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch)
+{
+	return psched_mtu(qdisc_dev(sch));
+}
+
+unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch)
+{
+	return qdisc_dev(sch)->tx_queue_len;
+}
+
+void ecnsharp_shim_enqueued(struct Qdisc *sch, const struct sk_buff *skb)
+{
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+}
+
+void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb)
+{
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_bstats_update(sch, skb);
+	sch->q.qlen--;
+}
+
+void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb)
+{
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_qstats_drop(sch);
+	sch->q.qlen--;
+}
+
+void ecnsharp_shim_overlimit(struct Qdisc *sch)
+{
+	qdisc_qstats_overlimit(sch);
+}
+
+void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len)
+{
+	qdisc_tree_reduce_backlog(sch, n, len);
+}
+
+void ecnsharp_shim_tree_lock(struct Qdisc *sch)
+{
+	sch_tree_lock(sch);
+}
+
+void ecnsharp_shim_tree_unlock(struct Qdisc *sch)
+{
+	sch_tree_unlock(sch);
+}
+
+void ecnsharp_shim_watchdog_schedule(struct Qdisc *sch, unsigned long long expires_ns)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	qdisc_watchdog_schedule_ns(&p->watchdog, expires_ns);
+}
+
+int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free)
+{
+	return qdisc_drop(skb, sch, to_free);
+}
+
+struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch)
+{
+	return skb_peek(&sch->gso_skb);
+}
+
+void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb)
+{
+	/* As qdisc_peek_dequeued(): the stashed packet is still part of the queue. */
+	__skb_queue_head(&sch->gso_skb, skb);
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+}
+
+unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb)
+{
+	return qdisc_pkt_len(skb);
+}
+
+unsigned int ecnsharp_shim_skb_priority(const struct sk_buff *skb)
+{
+	return skb->priority;
+}
+
+int ecnsharp_shim_skb_dsfield(struct sk_buff *skb)
+{
+	return skb_get_dsfield(skb);
+}
+
+int ecnsharp_shim_skb_set_ce(struct sk_buff *skb)
+{
+	return INET_ECN_set_ce(skb);
+}
+
+static struct ecnsharp_skb_cb *ecnsharp_cb(const struct sk_buff *skb)
+{
+	return (struct ecnsharp_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb)
+{
+	return ecnsharp_cb(skb)->enqueue_time;
+}
+
+void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t)
+{
+	ecnsharp_cb(skb)->enqueue_time = t;
+}
+
+void ecnsharp_shim_skb_free(struct sk_buff *skb)
+{
+	kfree_skb_reason(skb, SKB_DROP_REASON_QDISC_DROP);
+}
+
+void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb)
+{
+	rtnl_kfree_skbs(skb, skb);
+}
+
+void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (fifo->tail)
+		fifo->tail->next = skb;
+	else
+		fifo->head = skb;
+	fifo->tail = skb;
+}
+
+struct sk_buff *ecnsharp_shim_fifo_pop(struct ecnsharp_shim_fifo *fifo)
+{
+	struct sk_buff *skb = fifo->head;
+
+	if (skb) {
+		fifo->head = skb->next;
+		if (!fifo->head)
+			fifo->tail = NULL;
+		skb_mark_not_on_list(skb);
+	}
+	return skb;
+}
+
+const void *ecnsharp_shim_nla_data(const struct nlattr *nla)
+{
+	return nla_data(nla);
+}
+
+int ecnsharp_shim_nla_len(const struct nlattr *nla)
+{
+	return nla_len(nla);
+}
+
+int ecnsharp_shim_nla_is_nested(const struct nlattr *nla)
+{
+	return !!(nla->nla_type & NLA_F_NESTED);
+}
+
+void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
+			  const char *msg)
+{
+	/* NL_SET_ERR_MSG_ATTR() wants a string literal; msg is a static string of the module's. */
+	if (extack) {
+		extack->_msg = msg;
+		NL_SET_BAD_ATTR(extack, bad_attr);
+	}
+}
+
+int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
+{
+	struct nlattr *opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+
+	if (!opts || nla_put_nohdr(skb, len, data) < 0) {
+		if (opts)
+			nla_nest_cancel(skb, opts);
+		return -EMSGSIZE;
+	}
+	return nla_nest_end(skb, opts);
+}
+
+int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len)
+{
+	return gnet_stats_copy_app(d, data, len);
+}
+
+unsigned long long ecnsharp_shim_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+unsigned int ecnsharp_shim_random_u32(void)
+{
+	return get_random_u32();
 }

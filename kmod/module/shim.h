@@ -1,15 +1,91 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The C side of sch_ecnsharp, as seen from Rust: bindgen reads this header alone. It names
- * kernel structs only as opaque pointers and uses plain C integer types, so the generated
- * bindings need no kernel headers and cannot drift from shim.c, which includes both.
+ * The C side of sch_ecnsharp, as Rust sees it: bindgen reads this header alone (see Kbuild).
+ *
+ * Kernel structs appear only as incomplete types behind pointers and every other type is a plain
+ * C integer, so the generated bindings need no kernel headers, do not depend on .config, and
+ * cannot drift from shim.c, which includes this header and the kernel's and is checked by the C
+ * compiler against both. Everything here is a thin wrapper over a static inline or macro of
+ * include/net/sch_generic.h, pkt_sched.h, inet_ecn.h or netlink.h that Rust cannot call directly.
  */
 #ifndef ECNSHARP_SHIM_H
 #define ECNSHARP_SHIM_H
 
 /* Bumped when a prototype below changes meaning. */
-#define ECNSHARP_SHIM_ABI 1
+#define ECNSHARP_SHIM_ABI 3
 
+struct sk_buff;
+struct Qdisc;
+struct nlattr;
+struct netlink_ext_ack;
+struct gnet_dump;
+
+/* The Rust callbacks that become struct Qdisc_ops. */
+struct ecnsharp_shim_ops {
+	int (*enqueue)(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
+	struct sk_buff *(*dequeue)(struct Qdisc *sch);
+	struct sk_buff *(*peek)(struct Qdisc *sch);
+	int (*init)(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack);
+	void (*reset)(struct Qdisc *sch);
+	void (*destroy)(struct Qdisc *sch);
+	int (*change)(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack);
+	int (*dump)(struct Qdisc *sch, struct sk_buff *skb);
+	int (*dump_stats)(struct Qdisc *sch, struct gnet_dump *d);
+};
+
+/* A FIFO of skbs linked through skb->next; all-zero is the empty FIFO. */
+struct ecnsharp_shim_fifo {
+	struct sk_buff *head;
+	struct sk_buff *tail;
+};
+
+/* Registration: one qdisc kind per module. */
 unsigned int ecnsharp_shim_abi(void);
+int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
+			   unsigned long rust_priv_size, unsigned long rust_priv_align);
+void ecnsharp_shim_unregister(void);
+
+/* The qdisc. */
+void *ecnsharp_shim_priv(struct Qdisc *sch);
+unsigned int ecnsharp_shim_qlen(const struct Qdisc *sch);
+unsigned int ecnsharp_shim_backlog(const struct Qdisc *sch);
+unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch);
+unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch);
+void ecnsharp_shim_enqueued(struct Qdisc *sch, const struct sk_buff *skb);
+void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb);
+void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb);
+void ecnsharp_shim_overlimit(struct Qdisc *sch);
+void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len);
+void ecnsharp_shim_tree_lock(struct Qdisc *sch);
+void ecnsharp_shim_tree_unlock(struct Qdisc *sch);
+void ecnsharp_shim_watchdog_schedule(struct Qdisc *sch, unsigned long long expires_ns);
+int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
+struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch);
+void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb);
+
+/* Packets. */
+unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb);
+unsigned int ecnsharp_shim_skb_priority(const struct sk_buff *skb);
+int ecnsharp_shim_skb_dsfield(struct sk_buff *skb);
+int ecnsharp_shim_skb_set_ce(struct sk_buff *skb);
+unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb);
+void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t);
+void ecnsharp_shim_skb_free(struct sk_buff *skb);
+void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb);
+void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb);
+struct sk_buff *ecnsharp_shim_fifo_pop(struct ecnsharp_shim_fifo *fifo);
+
+/* Netlink. */
+const void *ecnsharp_shim_nla_data(const struct nlattr *nla);
+int ecnsharp_shim_nla_len(const struct nlattr *nla);
+int ecnsharp_shim_nla_is_nested(const struct nlattr *nla);
+void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
+			  const char *msg);
+int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len);
+int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len);
+
+/* Time and randomness. */
+unsigned long long ecnsharp_shim_now_ns(void);
+unsigned int ecnsharp_shim_random_u32(void);
 
 #endif /* ECNSHARP_SHIM_H */
