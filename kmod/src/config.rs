@@ -460,7 +460,8 @@ mod tests {
 
     #[test]
     fn every_bound_is_checked() {
-        let cases: [(&dyn Fn(&mut Config), Attr, &str); 26] = [
+        type Change<'a> = &'a dyn Fn(&mut Config);
+        let cases: [(Change, Attr, &str); 26] = [
             (&|c| c.limit_packets = 0, Attr::Limit, "limit"),
             (&|c| c.limit_bytes = 1513, Attr::LimitBytes, "limit_bytes"),
             (&|c| c.bands = 0, Attr::Bands, "bands"),

@@ -581,7 +581,7 @@ fn get_u8_count(nla: &Nla<'_>, attr: Attr) -> Result<u8, ConfigError> {
 /// attribute describes the whole array whatever the configuration it is applied to.
 fn get_band_array(nla: &Nla<'_>, attr: Attr, rest: u32) -> Result<[u32; MAX_BANDS], ConfigError> {
     let n = nla.payload.len();
-    if n == 0 || n % 4 != 0 || n > 4 * MAX_BANDS {
+    if n == 0 || !n.is_multiple_of(4) || n > 4 * MAX_BANDS {
         return Err(ConfigError::new(attr, attr.length_message()));
     }
     let mut out = [rest; MAX_BANDS];
@@ -830,7 +830,8 @@ struct Put<'a>(core::slice::IterMut<'a, u8>);
 
 impl Put<'_> {
     fn bytes(&mut self, src: &[u8]) {
-        for (d, s) in (&mut self.0).zip(src) {
+        // `src` drives the zip: the other order would consume one extra output byte per call.
+        for (s, d) in src.iter().zip(&mut self.0) {
             *d = *s;
         }
     }
@@ -1076,4 +1077,525 @@ pub fn decode_xstats(src: &[u8]) -> Result<Xstats, XstatsError> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::arbitrary::valid_config;
+    use crate::time::us;
+    use core::mem::offset_of;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// One attribute as raw bytes, padded.
+    fn nla(kind: u16, payload: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&((4 + payload.len()) as u16).to_ne_bytes());
+        v.extend_from_slice(&kind.to_ne_bytes());
+        v.extend_from_slice(payload);
+        while v.len() % 4 != 0 {
+            v.push(0);
+        }
+        v
+    }
+
+    fn decode(payload: &[u8]) -> Result<Config, ConfigError> {
+        let mut cfg = Config::DEFAULT;
+        decode_options(payload, &mut cfg).map(|()| cfg)
+    }
+
+    #[test]
+    fn uapi_numbers() {
+        // Consecutive from 0, all below 32 (decode_options tracks duplicates in a u32).
+        for (i, attr) in Attr::ALL.iter().enumerate() {
+            assert_eq!(*attr as usize, i);
+            assert_eq!(Attr::from_u16(i as u16), Some(*attr));
+        }
+        assert_eq!(Attr::ALL.len(), usize::from(TCA_ECNSHARP_MAX) + 1);
+        const { assert!(TCA_ECNSHARP_MAX < 32) };
+        assert_eq!(Attr::from_u16(TCA_ECNSHARP_MAX + 1), None);
+        // The numbers are frozen: these are the first and a few later ones.
+        assert_eq!(
+            (TCA_ECNSHARP_UNSPEC, TCA_ECNSHARP_PAD, TCA_ECNSHARP_LIMIT),
+            (0, 1, 2)
+        );
+        assert_eq!((TCA_ECNSHARP_PST_INTERVAL, TCA_ECNSHARP_RATE), (8, 24));
+        // Keywords: unique, and empty only for the two that carry no option.
+        for a in Attr::ALL {
+            let empty = matches!(a, Attr::Unspec | Attr::Pad);
+            assert_eq!(a.keyword().is_empty(), empty, "{a:?}");
+            let same = Attr::ALL
+                .iter()
+                .filter(|b| b.keyword() == a.keyword())
+                .count();
+            assert!(empty || same == 1, "{a:?}");
+            let msg = a.length_message().to_str().unwrap();
+            assert!(
+                msg.starts_with(a.keyword()) && msg.contains("length"),
+                "{msg}"
+            );
+        }
+        for v in 0..4 {
+            assert_eq!(
+                ControlLaw::from_uapi(v).map(ControlLaw::to_uapi),
+                (v < 3).then_some(v)
+            );
+            assert_eq!(
+                SchedKind::from_uapi(v).map(SchedKind::to_uapi),
+                (v < 3).then_some(v)
+            );
+            assert_eq!(
+                QueueUnit::from_uapi(v).map(QueueUnit::to_uapi),
+                (v < 2).then_some(v)
+            );
+            let c = ClassifyMode::from_uapi(v).map(ClassifyMode::to_uapi);
+            assert_eq!(c, (v < 2).then_some(v));
+            let n = NonEctPolicy::from_uapi(v).map(NonEctPolicy::to_uapi);
+            assert_eq!(n, (v < 2).then_some(v));
+        }
+    }
+
+    #[test]
+    fn reader_framing() {
+        let mut buf = nla(5 | NLA_F_NESTED, &7u32.to_ne_bytes());
+        buf.extend(nla(3, &[1, 2, 3, 4, 5]));
+        let got: Vec<_> = NlaIter::new(&buf).collect();
+        assert_eq!(got.len(), 2);
+        let first = got[0].unwrap();
+        assert_eq!(
+            (first.kind, first.flags, first.u32()),
+            (5, NLA_F_NESTED, Some(7))
+        );
+        let second = got[1].unwrap();
+        assert_eq!((second.offset, second.payload), (8, &[1u8, 2, 3, 4, 5][..]));
+        assert_eq!(second.u32(), None);
+        // The last attribute may come without its padding.
+        assert_eq!(
+            NlaIter::new(&buf[..buf.len() - 3])
+                .filter(|r| r.is_ok())
+                .count(),
+            2
+        );
+        // Fewer than 4 bytes after an attribute: leftover.
+        let mut left = nla(2, &1u32.to_ne_bytes());
+        left.extend([0, 0]);
+        let r: Vec<_> = NlaIter::new(&left).collect();
+        assert_eq!(r[1], Err(NlaError::Leftover { offset: 8 }));
+        // A length below the header, and one past the end; iteration stops after an error.
+        let bad = [2u8, 0, 4, 0, 8, 0, 4, 0];
+        let r: Vec<_> = NlaIter::new(&bad).collect();
+        assert_eq!(r, [Err(NlaError::BadLength { offset: 0, kind: 4 })]);
+        let long = [12u8, 0, 0x06, 0x80, 0, 0, 0, 0];
+        let r: Vec<_> = NlaIter::new(&long).collect();
+        assert_eq!(r, [Err(NlaError::Truncated { offset: 0, kind: 6 })]);
+        assert_eq!(NlaIter::new(&[]).count(), 0);
+    }
+
+    #[test]
+    fn writer_and_nests() {
+        let mut buf = [0xffu8; 32];
+        let mut w = NlaWriter::new(&mut buf);
+        let nest = w.begin_nest(2).unwrap();
+        w.put(3, &[9, 9, 9]).unwrap();
+        w.put_u64(4, 1).unwrap();
+        w.end_nest(nest).unwrap();
+        assert_eq!(w.len(), 24);
+        assert_eq!(w.put_u64(5, 0), Err(EncodeError::NoSpace));
+        assert_eq!(w.finish(), 24);
+        // Nest header: length of all inside, NLA_F_NESTED set; padding zeroed.
+        assert_eq!(buf[..4], [24, 0, 2, 0x80]);
+        assert_eq!(buf[4..12], [7, 0, 3, 0, 9, 9, 9, 0]);
+        assert_eq!(buf[24..], [0xff; 8]);
+        let outer: Vec<_> = NlaIter::new(&buf[..24]).map(Result::unwrap).collect();
+        assert_eq!(outer.len(), 1);
+        let inner: Vec<_> = NlaIter::new(outer[0].payload).map(Result::unwrap).collect();
+        assert_eq!((inner[1].kind, inner[1].u64()), (4, Some(1)));
+        let big = [0u8; 70_000];
+        let mut huge = std::vec![0u8; 80_000];
+        assert_eq!(
+            NlaWriter::new(&mut huge).put(2, &big),
+            Err(EncodeError::TooLong)
+        );
+        let mut small = [0u8; 7];
+        assert_eq!(
+            NlaWriter::new(&mut small).put_u32(2, 1),
+            Err(EncodeError::NoSpace)
+        );
+    }
+
+    #[test]
+    fn every_attribute_decodes() {
+        type Check = fn(&Config) -> bool;
+        let cases: Vec<(Vec<u8>, Check)> = std::vec![
+            (nla(2, &7u32.to_ne_bytes()), |c| c.limit_packets == 7),
+            (nla(3, &2000u32.to_ne_bytes()), |c| c.limit_bytes == 2000),
+            (nla(4, &3u32.to_ne_bytes()), |c| c.bands == 3),
+            (nla(5, &4u32.to_ne_bytes()), |c| c.marking.modes
+                == Modes::QUEUE_ENQUEUE),
+            (nla(6, &1000u32.to_ne_bytes()), |c| c.marking.ins_target
+                == us(1)),
+            (nla(7, &2000u32.to_ne_bytes()), |c| c.marking.pst_target
+                == us(2)),
+            (nla(8, &3000u32.to_ne_bytes()), |c| c.marking.pst_interval
+                == us(3)),
+            (nla(9, &2u32.to_ne_bytes()), |c| c.marking.control_law
+                == ControlLaw::Ns3),
+            (nla(10, &0u32.to_ne_bytes()), |c| !c.marking.idle_reset),
+            (nla(11, &20u32.to_ne_bytes()), |c| c.marking.k == 20),
+            (nla(12, &1u32.to_ne_bytes()), |c| c.marking.k_unit
+                == QueueUnit::Bytes),
+            (nla(13, &0u32.to_ne_bytes()), |c| c.marking.tmin == 0),
+            (nla(14, &u32::MAX.to_ne_bytes()), |c| c.marking.tmax
+                == u64::from(u32::MAX)),
+            (nla(15, &5u32.to_ne_bytes()), |c| c.marking.pmax_ppm == 5),
+            (nla(16, &9u32.to_ne_bytes()), |c| c.marking.seed == 9),
+            (nla(17, &2u32.to_ne_bytes()), |c| c.sched.kind
+                == SchedKind::Wfq),
+            (nla(18, &1u32.to_ne_bytes()), |c| c.sched.strict_bands == 1),
+            (nla(19, &3000u32.to_ne_bytes()), |c| c.sched.quanta[..2]
+                == [3000, 1514]),
+            (nla(20, &[4, 0, 0, 0, 5, 0, 0, 0]), |c| {
+                c.sched.weights[..3]
+                    == [
+                        u32::from_ne_bytes([4, 0, 0, 0]),
+                        u32::from_ne_bytes([5, 0, 0, 0]),
+                        1,
+                    ]
+            }),
+            (nla(21, &1u32.to_ne_bytes()), |c| c.classify.mode
+                == ClassifyMode::Dscp),
+            (nla(22, &[3; 16]), |c| c.classify.priomap == [3; 16]),
+            (nla(23, &[1; 64]), |c| c.classify.dscpmap == [1; 64]),
+            (nla(24, &10_000_000_000u64.to_ne_bytes()), |c| c
+                .shaper
+                .rate_bps
+                == 10_000_000_000),
+            (nla(25, &4000u32.to_ne_bytes()), |c| c.shaper.burst_bytes
+                == 4000),
+            (nla(26, &1u32.to_ne_bytes()), |c| c.non_ect
+                == NonEctPolicy::Drop),
+        ];
+        assert_eq!(cases.len(), Attr::ALL.len() - 2);
+        for (bytes, check) in &cases {
+            let cfg = decode(bytes).unwrap();
+            assert!(check(&cfg), "{bytes:?}");
+        }
+        // All at once, in any order, with PAD anywhere.
+        let mut all: Vec<u8> = nla(1, &[]);
+        for (bytes, _) in cases.iter().rev() {
+            all.extend(bytes);
+        }
+        let cfg = decode(&all).unwrap();
+        assert!(cases.iter().all(|(_, check)| check(&cfg)));
+        assert_eq!(decode(&[]), Ok(Config::DEFAULT));
+        // Flags on a scalar's type are masked, as the kernel does.
+        assert_eq!(
+            decode(&nla(2 | NLA_F_NET_BYTEORDER, &7u32.to_ne_bytes()))
+                .unwrap()
+                .limit_packets,
+            7
+        );
+    }
+
+    #[test]
+    fn decode_rejects_and_names_the_attribute() {
+        let e = |bytes: &[u8]| decode(bytes).unwrap_err();
+        // Wrong length, for every attribute.
+        for attr in Attr::ALL.into_iter().skip(2) {
+            let wrong: &[u8] = match attr {
+                Attr::Rate => &[0; 4],
+                Attr::Quanta | Attr::Weights => &[0; 6],
+                _ => &[0; 8],
+            };
+            let err = e(&nla(attr as u16, wrong));
+            assert_eq!((err.attr, err.keyword), (attr as u16, attr.keyword()));
+            assert!(err.reason_str().starts_with(attr.keyword()), "{err}");
+        }
+        for empty_or_long in [0usize, 68] {
+            let err = e(&nla(TCA_ECNSHARP_QUANTA, &std::vec![0u8; empty_or_long]));
+            assert_eq!(err.attribute(), Some(Attr::Quanta));
+        }
+        // Unknown enumerated values.
+        for attr in [
+            Attr::ControlLaw,
+            Attr::IdleReset,
+            Attr::KUnit,
+            Attr::Sched,
+            Attr::Classify,
+            Attr::NonEct,
+        ] {
+            let err = e(&nla(attr as u16, &7u32.to_ne_bytes()));
+            assert_eq!(err.attribute(), Some(attr));
+            assert!(err.reason_str().ends_with("unknown value"), "{err}");
+        }
+        // Unknown attribute, reserved 0, duplicate, framing.
+        let err = e(&nla(TCA_ECNSHARP_MAX + 1, &[0; 4]));
+        assert_eq!((err.attr, err.keyword), (TCA_ECNSHARP_MAX + 1, ""));
+        assert_eq!(e(&nla(0, &[])).attr, 0);
+        let mut twice = nla(TCA_ECNSHARP_K, &3u32.to_ne_bytes());
+        twice.extend(nla(TCA_ECNSHARP_K, &3u32.to_ne_bytes()));
+        assert_eq!(e(&twice).reason_str(), "k: attribute given twice");
+        assert_eq!(e(&[8, 0, 2, 0, 1]).attribute(), Some(Attr::Limit));
+        assert_eq!(e(&[8, 0]).attr, 0);
+        assert_eq!(e(&[2, 0, 99, 0]).attr, 99);
+        // Values that validation refuses: bands beyond u8 saturate and are refused as bands.
+        assert_eq!(
+            e(&nla(4, &256u32.to_ne_bytes())).attribute(),
+            Some(Attr::Bands)
+        );
+        assert_eq!(
+            e(&nla(18, &300u32.to_ne_bytes())).attribute(),
+            Some(Attr::StrictBands)
+        );
+        assert_eq!(
+            e(&nla(8, &999u32.to_ne_bytes())).attribute(),
+            Some(Attr::PstInterval)
+        );
+    }
+
+    #[test]
+    fn failed_decode_leaves_config_whole() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 3;
+        let before = cfg;
+        // A valid change followed by a bad attribute, and a change that fails validation.
+        let mut bad = nla(TCA_ECNSHARP_LIMIT, &5u32.to_ne_bytes());
+        bad.extend(nla(TCA_ECNSHARP_SCHED, &9u32.to_ne_bytes()));
+        assert!(decode_options(&bad, &mut cfg).is_err());
+        assert_eq!(cfg, before);
+        let invalid = nla(TCA_ECNSHARP_STRICT_BANDS, &4u32.to_ne_bytes());
+        assert!(decode_options(&invalid, &mut cfg).is_err());
+        assert_eq!(cfg, before);
+        // The same strict 3 is fine as a change of a 3-band qdisc.
+        decode_options(
+            &nla(TCA_ECNSHARP_STRICT_BANDS, &3u32.to_ne_bytes()),
+            &mut cfg,
+        )
+        .unwrap();
+        assert_eq!((cfg.bands, cfg.sched.strict_bands), (3, 3));
+    }
+
+    #[test]
+    fn encode_sizes() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 16;
+        let mut buf = [0u8; OPTIONS_MAX_SIZE + 8];
+        assert_eq!(encode_options(&cfg, &mut buf), Ok(OPTIONS_MAX_SIZE));
+        // Every shorter buffer fails cleanly.
+        for n in 0..OPTIONS_MAX_SIZE {
+            assert_eq!(
+                encode_options(&cfg, &mut buf[..n]),
+                Err(EncodeError::NoSpace)
+            );
+        }
+        let n = encode_options(&Config::DEFAULT, &mut buf).unwrap();
+        assert_eq!(n, OPTIONS_MAX_SIZE - 2 * 4 * 15);
+        assert_eq!(decode(&buf[..n]), Ok(Config::DEFAULT));
+    }
+
+    proptest! {
+        #[test]
+        fn options_round_trip(cfg in valid_config(), base in valid_config()) {
+            let mut buf = [0u8; OPTIONS_MAX_SIZE];
+            let n = encode_options(&cfg, &mut buf).unwrap();
+            prop_assert_eq!(decode(&buf[..n]), Ok(cfg));
+            // The dump is complete: applied to any other configuration it gives the same.
+            let mut other = base;
+            decode_options(&buf[..n], &mut other).unwrap();
+            prop_assert_eq!(other, cfg);
+        }
+
+        #[test]
+        fn decode_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let mut cfg = Config::DEFAULT;
+            if decode_options(&bytes, &mut cfg).is_ok() {
+                prop_assert_eq!(cfg.validate(), Ok(()));
+            } else {
+                prop_assert_eq!(cfg, Config::DEFAULT);
+            }
+        }
+    }
+
+    #[test]
+    fn xstats_layout() {
+        // Field offsets as the serialisation writes them; no holes, so no padding can leak.
+        assert_eq!(
+            [
+                offset_of!(XstatsHeader, tag),
+                offset_of!(XstatsHeader, bands),
+                offset_of!(XstatsHeader, burst_bytes),
+                offset_of!(XstatsHeader, now_ns),
+                offset_of!(XstatsHeader, marks),
+            ],
+            [0, 16, 20, 24, 56]
+        );
+        assert_eq!(
+            [
+                offset_of!(XstatsBand, qlen),
+                offset_of!(XstatsBand, drops_limit),
+                offset_of!(XstatsBand, marks_by_cause),
+                offset_of!(XstatsBand, ce_already),
+                offset_of!(XstatsBand, marking_state),
+                offset_of!(XstatsBand, marking_next_ns),
+            ],
+            [16, 24, 48, 88, 120, 136]
+        );
+        // Serialisation puts each field at its offset: distinct bytes per field show it.
+        let band = XstatsBand {
+            qlen: 0x0102_0304,
+            marks_by_cause: [1, 2, 3, 4, 0x0a0b],
+            marking_count: 7,
+            marking_next_ns: u64::MAX,
+            ..XstatsBand::default()
+        };
+        let bytes = band.to_bytes();
+        assert_eq!(bytes[16..20], 0x0102_0304u32.to_ne_bytes());
+        assert_eq!(bytes[80..88], 0x0a0bu64.to_ne_bytes());
+        assert_eq!(bytes[124..128], 7u32.to_ne_bytes());
+        assert_eq!(bytes[136..], [0xff; 8]);
+        assert_eq!(XstatsBand::from_bytes(&bytes), band);
+    }
+
+    fn sample_band(i: u64) -> XstatsBand {
+        XstatsBand {
+            packets: 1000 + i,
+            bytes: 1_500_000 + i,
+            qlen: 3,
+            backlog: 4500,
+            drops_limit: 2,
+            drops_nonect: 1,
+            marks: 40 + i,
+            marks_by_cause: [30, 12, 0, 0, i],
+            ce_already: 5,
+            nonect_passed: 6,
+            sojourn_max_ns: 900_000,
+            sojourn_sum_ns: 77_000_000,
+            marking_state: 1,
+            marking_count: 4,
+            first_above_time_ns: 123_456_789,
+            marking_next_ns: 123_556_789,
+        }
+    }
+
+    #[test]
+    fn xstats_round_trip_and_errors() {
+        let header = XstatsHeader {
+            burst_bytes: 30_000,
+            now_ns: 1 << 40,
+            rate_bps: 10_000_000_000,
+            throttled: 17,
+            drops: 3,
+            marks: 100,
+            ..XstatsHeader::default()
+        };
+        let bands = [sample_band(0), sample_band(1), sample_band(2)];
+        let mut buf = [0xaau8; XSTATS_MAX_SIZE];
+        let n = encode_xstats(&header, &bands, &mut buf).unwrap();
+        assert_eq!(n, XSTATS_HEADER_SIZE + 3 * XSTATS_BAND_SIZE);
+        let x = decode_xstats(&buf[..n]).unwrap();
+        assert_eq!(
+            (x.header.tag, x.header.version, x.header.bands),
+            (XSTATS_TAG, 1, 3)
+        );
+        assert_eq!(
+            (x.header.rate_bps, x.header.throttled),
+            (10_000_000_000, 17)
+        );
+        assert_eq!(x.bands(), &bands);
+        assert_eq!(x.bands[3], XstatsBand::default());
+        assert_eq!(
+            encode_xstats(&header, &bands, &mut buf[..n - 1]),
+            Err(EncodeError::NoSpace)
+        );
+        let mut max = [0u8; XSTATS_MAX_SIZE];
+        let all = [sample_band(9); MAX_BANDS + 1];
+        assert_eq!(encode_xstats(&header, &all, &mut max), Ok(XSTATS_MAX_SIZE));
+
+        assert_eq!(decode_xstats(&buf[..19]), Err(XstatsError::Short));
+        let mut bad = buf;
+        bad[0] ^= 1;
+        assert_eq!(decode_xstats(&bad[..n]), Err(XstatsError::BadTag));
+        let mut bad = buf;
+        bad[4..8].copy_from_slice(&0u32.to_ne_bytes());
+        assert_eq!(decode_xstats(&bad[..n]), Err(XstatsError::BadVersion));
+        for size in [19u32, 10_000] {
+            let mut bad = buf;
+            bad[8..12].copy_from_slice(&size.to_ne_bytes());
+            assert_eq!(decode_xstats(&bad[..n]), Err(XstatsError::BadHeaderSize));
+        }
+        let mut bad = buf;
+        bad[16..20].copy_from_slice(&17u32.to_ne_bytes());
+        assert_eq!(decode_xstats(&bad), Err(XstatsError::TooManyBands));
+        assert_eq!(decode_xstats(&buf[..n - 1]), Err(XstatsError::Truncated));
+        let mut bad = buf;
+        bad[12..16].copy_from_slice(&u32::MAX.to_ne_bytes());
+        assert_eq!(decode_xstats(&bad[..n]), Err(XstatsError::Truncated));
+    }
+
+    /// Re-lays encoded xstats as a writer with other struct sizes would have sent them.
+    fn relayout(x: &[u8], header_size: usize, band_size: usize, bands: usize) -> Vec<u8> {
+        let mut v = std::vec![0x5au8; header_size];
+        let h = header_size.min(XSTATS_HEADER_SIZE);
+        v[..h].copy_from_slice(&x[..h]);
+        v[8..12].copy_from_slice(&(header_size as u32).to_ne_bytes());
+        v[12..16].copy_from_slice(&(band_size as u32).to_ne_bytes());
+        for i in 0..bands {
+            let start = XSTATS_HEADER_SIZE + i * XSTATS_BAND_SIZE;
+            let mut rec = std::vec![0x5au8; band_size];
+            let b = band_size.min(XSTATS_BAND_SIZE);
+            rec[..b].copy_from_slice(&x[start..start + b]);
+            v.extend(rec);
+        }
+        v
+    }
+
+    #[test]
+    fn xstats_older_and_newer_writers() {
+        let header = XstatsHeader {
+            rate_bps: 5,
+            marks: 9,
+            ..XstatsHeader::default()
+        };
+        let bands = [sample_band(0), sample_band(1)];
+        let mut buf = [0u8; XSTATS_MAX_SIZE];
+        let n = encode_xstats(&header, &bands, &mut buf).unwrap();
+        // A newer writer: longer header and records; the extra bytes (0x5a) are ignored.
+        let newer = relayout(&buf[..n], XSTATS_HEADER_SIZE + 16, XSTATS_BAND_SIZE + 24, 2);
+        let x = decode_xstats(&newer).unwrap();
+        assert_eq!(x.bands(), &bands);
+        assert_eq!((x.header.rate_bps, x.header.marks), (5, 9));
+        // An older writer: records that stop after `marks`, a header that stops after `bands`.
+        let older = relayout(&buf[..n], XSTATS_MIN_HEADER_SIZE, 48, 2);
+        let x = decode_xstats(&older).unwrap();
+        assert_eq!(
+            (x.header.bands, x.header.rate_bps, x.header.marks),
+            (2, 0, 0)
+        );
+        for (got, want) in x.bands().iter().zip(&bands) {
+            assert_eq!((got.packets, got.marks), (want.packets, want.marks));
+            assert_eq!((got.marks_by_cause, got.marking_next_ns), ([0; 5], 0));
+        }
+        // Zero-sized records are legal (nothing known) and do not divide by zero.
+        let empty = relayout(&buf[..n], XSTATS_HEADER_SIZE, 0, 2);
+        assert_eq!(
+            decode_xstats(&empty).unwrap().bands(),
+            &[XstatsBand::default(); 2]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn xstats_decode_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let mut framed = bytes.clone();
+            if framed.len() >= 20 {
+                framed[..4].copy_from_slice(&XSTATS_TAG.to_ne_bytes());
+            }
+            for input in [&bytes, &framed] {
+                if let Ok(x) = decode_xstats(input) {
+                    prop_assert!(x.bands().len() <= MAX_BANDS);
+                }
+            }
+        }
+    }
 }
