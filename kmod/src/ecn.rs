@@ -105,9 +105,7 @@ impl CauseSet {
 
     /// The causes in the set, in [`MarkCause::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = MarkCause> {
-        MarkCause::ALL
-            .into_iter()
-            .filter(move |c| self.contains(*c))
+        MarkCause::ALL.into_iter().filter(move |c| self.contains(*c))
     }
 }
 
