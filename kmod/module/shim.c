@@ -8,6 +8,7 @@
 #include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <net/inet_ecn.h>
@@ -74,8 +75,11 @@ int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
 	unsigned long size;
 
 	BUILD_BUG_ON(sizeof(struct ecnsharp_skb_cb) > QDISC_CB_PRIV_LEN);
-	/* qdisc_priv() is QDISC_ALIGNTO-aligned: the Rust state cannot ask for more. */
-	if (!rust_priv_align || rust_priv_align > QDISC_ALIGNTO ||
+	BUILD_BUG_ON(ECNSHARP_SHIM_NET_XMIT_SUCCESS != NET_XMIT_SUCCESS);
+	BUILD_BUG_ON(ECNSHARP_SHIM_NET_XMIT_DROP != NET_XMIT_DROP);
+	BUILD_BUG_ON(ECNSHARP_SHIM_EMSGSIZE != EMSGSIZE);
+	/* The private area is aligned at least as kmalloc guarantees: the state cannot ask for more. */
+	if (!rust_priv_align || rust_priv_align > ARCH_KMALLOC_MINALIGN ||
 	    (rust_priv_align & (rust_priv_align - 1)))
 		return -EINVAL;
 	rust_offset = ALIGN(sizeof(struct ecnsharp_shim_priv), rust_priv_align);
@@ -123,9 +127,9 @@ unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch)
 	return qdisc_dev(sch)->tx_queue_len;
 }
 
-void ecnsharp_shim_enqueued(struct Qdisc *sch, const struct sk_buff *skb)
+void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len)
 {
-	qdisc_qstats_backlog_inc(sch, skb);
+	sch->qstats.backlog += len;
 	sch->q.qlen++;
 }
 

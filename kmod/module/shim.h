@@ -14,6 +14,12 @@
 /* Bumped when a prototype below changes meaning. */
 #define ECNSHARP_SHIM_ABI 3
 
+/* Enqueue return values (NET_XMIT_*); shim.c checks them against the kernel's. */
+#define ECNSHARP_SHIM_NET_XMIT_SUCCESS 0
+#define ECNSHARP_SHIM_NET_XMIT_DROP 1
+/* Errno values the kernel crate of 6.12 has no constant for. */
+#define ECNSHARP_SHIM_EMSGSIZE 90
+
 struct sk_buff;
 struct Qdisc;
 struct nlattr;
@@ -51,7 +57,7 @@ unsigned int ecnsharp_shim_qlen(const struct Qdisc *sch);
 unsigned int ecnsharp_shim_backlog(const struct Qdisc *sch);
 unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch);
 unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch);
-void ecnsharp_shim_enqueued(struct Qdisc *sch, const struct sk_buff *skb);
+void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len);
 void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_overlimit(struct Qdisc *sch);

@@ -812,12 +812,16 @@ pub struct XstatsBand {
     pub first_above_time_ns: u64,
     /// Algorithm 1's `marking_next`.
     pub marking_next_ns: u64,
+    /// Packets offered to this band, dropped ones included: `enqueued = packets + drops + qlen`.
+    pub enqueued: u64,
+    /// Packets removed by the control path (a limit shrink or band removal at change).
+    pub drops_config: u64,
 }
 
 /// Size of [`XstatsHeader`] in bytes.
 pub const XSTATS_HEADER_SIZE: usize = 64;
 /// Size of [`XstatsBand`] in bytes.
-pub const XSTATS_BAND_SIZE: usize = 144;
+pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
 pub const XSTATS_MAX_SIZE: usize = XSTATS_HEADER_SIZE + MAX_BANDS * XSTATS_BAND_SIZE;
 
@@ -937,6 +941,8 @@ impl XstatsBand {
         p.u32(self.marking_count);
         p.u64(self.first_above_time_ns);
         p.u64(self.marking_next_ns);
+        p.u64(self.enqueued);
+        p.u64(self.drops_config);
         rec
     }
 
@@ -961,6 +967,8 @@ impl XstatsBand {
             marking_count: g.u32(),
             first_above_time_ns: g.u64(),
             marking_next_ns: g.u64(),
+            enqueued: g.u64(),
+            drops_config: g.u64(),
         }
     }
 }
@@ -1438,8 +1446,10 @@ mod tests {
                 offset_of!(XstatsBand, ce_already),
                 offset_of!(XstatsBand, marking_state),
                 offset_of!(XstatsBand, marking_next_ns),
+                offset_of!(XstatsBand, enqueued),
+                offset_of!(XstatsBand, drops_config),
             ],
-            [16, 24, 48, 88, 120, 136]
+            [16, 24, 48, 88, 120, 136, 144, 152]
         );
         // Serialisation puts each field at its offset: distinct bytes per field show it.
         let band = XstatsBand {
@@ -1447,13 +1457,15 @@ mod tests {
             marks_by_cause: [1, 2, 3, 4, 0x0a0b],
             marking_count: 7,
             marking_next_ns: u64::MAX,
+            drops_config: 0x0506,
             ..XstatsBand::default()
         };
         let bytes = band.to_bytes();
         assert_eq!(bytes[16..20], 0x0102_0304u32.to_ne_bytes());
         assert_eq!(bytes[80..88], 0x0a0bu64.to_ne_bytes());
         assert_eq!(bytes[124..128], 7u32.to_ne_bytes());
-        assert_eq!(bytes[136..], [0xff; 8]);
+        assert_eq!(bytes[136..144], [0xff; 8]);
+        assert_eq!(bytes[152..], 0x0506u64.to_ne_bytes());
         assert_eq!(XstatsBand::from_bytes(&bytes), band);
     }
 
@@ -1475,6 +1487,8 @@ mod tests {
             marking_count: 4,
             first_above_time_ns: 123_456_789,
             marking_next_ns: 123_556_789,
+            enqueued: 1_050 + i,
+            drops_config: 7,
         }
     }
 

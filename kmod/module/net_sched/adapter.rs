@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The [`QdiscOps`] trait, the C callbacks that call it, and the registration of a qdisc kind.
+
+use super::netlink::{ExtAck, NlAttr};
+use super::qdisc::{Context, Enqueued, EnqueuedKind, Qdisc, ToFree};
+use super::skb::Skb;
+use crate::bindings;
+use core::ffi::{c_int, CStr};
+use core::marker::PhantomData;
+use kernel::error::{from_result, to_result};
+use kernel::init::Zeroable;
+use kernel::prelude::*;
+
+/// The operations of a qdisc kind. The implementing type is the per-qdisc state.
+///
+/// The state starts out all-zero (the private area is zero-filled: hence [`Zeroable`]) and is
+/// dropped in place when the qdisc is destroyed, even when [`QdiscOps::init`] failed, so every
+/// state reachable from zero must be safe to drop. Dropping it frees any packet it still owns.
+pub trait QdiscOps: Zeroable + Send + Sized {
+    /// The kind, as `tc qdisc add dev DEV root KIND` names it.
+    const ID: &'static CStr;
+    /// Most bytes [`QdiscOps::dump`] writes.
+    const OPTIONS_MAX: usize;
+    /// Most bytes [`QdiscOps::dump_stats`] writes.
+    const XSTATS_MAX: usize;
+
+    /// Configures a new qdisc from its `TCA_OPTIONS` (absent when the user gave none).
+    fn init(&mut self, sch: &mut Qdisc<'_>, opt: Option<NlAttr<'_>>, extack: &mut ExtAck<'_>)
+        -> Result;
+
+    /// Reconfigures under traffic; runs under the tree lock. On error nothing may have changed.
+    fn change(&mut self, sch: &mut Qdisc<'_>, opt: NlAttr<'_>, extack: &mut ExtAck<'_>) -> Result;
+
+    /// Queues `skb` or drops it through `to_free`.
+    fn enqueue(&mut self, sch: &mut Qdisc<'_>, skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued;
+
+    /// The next packet to send, if any may leave now. Packets dropped on the way go through
+    /// [`Qdisc::drop_queued`]. The adapter does the `qlen`/`backlog`/`bstats` accounting of
+    /// the packet returned.
+    fn dequeue(&mut self, sch: &mut Qdisc<'_>) -> Option<Skb>;
+
+    /// Drops every queued packet and returns to the configured, empty state.
+    fn reset(&mut self, sch: &mut Qdisc<'_>);
+
+    /// Writes the nested attributes of `TCA_OPTIONS` into `out`, returning their length.
+    fn dump(&self, out: &mut [u8]) -> Result<usize>;
+
+    /// Writes the qdisc-specific statistics (xstats) into `out`, returning their length.
+    fn dump_stats(&self, out: &mut [u8]) -> Result<usize>;
+}
+
+/// The C callbacks of a [`QdiscOps`] type.
+struct Adapter<T: QdiscOps>(PhantomData<T>);
+
+impl<T: QdiscOps> Adapter<T> {
+    /// The state of `sch`.
+    ///
+    /// # Safety
+    ///
+    /// `sch` must be a live qdisc of this kind; the caller must hold whatever serialises access
+    /// to the state (root lock, or RTNL plus tree lock) for `'a`, and no other reference to the
+    /// state may exist during `'a`.
+    unsafe fn state<'a>(sch: *mut bindings::Qdisc) -> &'a mut T {
+        // SAFETY: for a qdisc of this kind the shim returns the start of the `T` area, which
+        // the kernel zero-filled (a valid `T`, as `T: Zeroable`) and which is suitably aligned
+        // (`register` passed the alignment); exclusivity is the caller's promise.
+        unsafe { &mut *bindings::ecnsharp_shim_priv(sch).cast::<T>() }
+    }
+
+    /// `Qdisc_ops.init`: RTNL held, the qdisc not yet visible to the data path.
+    unsafe extern "C" fn init(
+        sch: *mut bindings::Qdisc,
+        opt: *mut bindings::nlattr,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: the stack passes a valid qdisc, held under RTNL while init runs.
+            let mut q = unsafe { Qdisc::from_raw(sch, Context::Rtnl) }.ok_or(EINVAL)?;
+            // SAFETY: `opt` is null or the validated `TCA_OPTIONS` of the request.
+            let opt = unsafe { NlAttr::from_raw(opt) };
+            // SAFETY: `extack` is null or the request's extack.
+            let mut extack = unsafe { ExtAck::from_raw(extack) };
+            // SAFETY: nothing else can reach a qdisc that is being created.
+            let this = unsafe { Self::state(sch) };
+            this.init(&mut q, opt, &mut extack)?;
+            Ok(0)
+        })
+    }
+
+    /// `Qdisc_ops.change`: RTNL held; the data path runs concurrently, so we take the tree lock.
+    unsafe extern "C" fn change(
+        sch: *mut bindings::Qdisc,
+        opt: *mut bindings::nlattr,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: `extack` is null or the request's extack.
+            let mut extack = unsafe { ExtAck::from_raw(extack) };
+            // SAFETY: `opt` is null or the validated `TCA_OPTIONS` of the request.
+            let Some(opt) = (unsafe { NlAttr::from_raw(opt) }) else {
+                extack.set(None, c"ecnsharp: change needs options");
+                return Err(EINVAL);
+            };
+            // SAFETY: the stack passes a valid qdisc; RTNL is held, the tree lock is taken below.
+            let mut q = unsafe { Qdisc::from_raw(sch, Context::Rtnl) }.ok_or(EINVAL)?;
+            // SAFETY: valid qdisc; sch_tree_lock may be taken in process context under RTNL.
+            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+            // SAFETY: the tree lock excludes the data path and RTNL the other control paths.
+            let this = unsafe { Self::state(sch) };
+            let ret = this.change(&mut q, opt, &mut extack);
+            // Parents hear of the drops while the tree is still locked, as fq_codel_change does.
+            q.settle();
+            // SAFETY: taken above.
+            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+            ret.map(|()| 0)
+        })
+    }
+
+    /// `Qdisc_ops.enqueue`: root lock held.
+    unsafe extern "C" fn enqueue(
+        skb: *mut bindings::sk_buff,
+        sch: *mut bindings::Qdisc,
+        to_free: *mut *mut bindings::sk_buff,
+    ) -> c_int {
+        // SAFETY: the stack hands the qdisc the only reference to a valid skb.
+        let Some(skb) = (unsafe { Skb::from_raw(skb) }) else {
+            return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
+        };
+        // SAFETY: valid arguments of the enqueue in progress.
+        let (Some(mut q), Some(mut to_free)) = (unsafe { Qdisc::from_raw(sch, Context::Data) }, unsafe {
+            ToFree::from_raw(sch, to_free)
+        }) else {
+            drop(skb);
+            return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
+        };
+        // SAFETY: the root lock serialises the data path of this qdisc.
+        let this = unsafe { Self::state(sch) };
+        match this.enqueue(&mut q, skb, &mut to_free).0 {
+            EnqueuedKind::Queued(len) => {
+                // SAFETY: valid, locked qdisc.
+                unsafe { bindings::ecnsharp_shim_enqueued(sch, len) };
+                bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
+            }
+            EnqueuedKind::Dropped(ret) => ret,
+        }
+    }
+
+    /// The common part of dequeue and peek: the next packet, accounted as dequeued.
+    ///
+    /// # Safety
+    ///
+    /// `sch` is a live qdisc of this kind and the root lock is held.
+    unsafe fn next(sch: *mut bindings::Qdisc) -> Option<Skb> {
+        // SAFETY: guaranteed by the caller.
+        let mut q = unsafe { Qdisc::from_raw(sch, Context::Data) }?;
+        // SAFETY: the root lock serialises the data path of this qdisc.
+        let this = unsafe { Self::state(sch) };
+        let skb = this.dequeue(&mut q);
+        if let Some(skb) = &skb {
+            // SAFETY: valid, locked qdisc; valid skb.
+            unsafe { bindings::ecnsharp_shim_dequeued(sch, skb.as_ptr()) };
+        }
+        q.settle();
+        skb
+    }
+
+    /// `Qdisc_ops.dequeue`: root lock held.
+    unsafe extern "C" fn dequeue(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
+        // SAFETY: the stack calls dequeue on a live qdisc with the root lock held.
+        match unsafe { Self::next(sch) } {
+            Some(skb) => skb.into_raw(),
+            None => core::ptr::null_mut(),
+        }
+    }
+
+    /// `Qdisc_ops.peek`: as `qdisc_peek_dequeued`, but the parents hear of drops only after the
+    /// packet is parked in `gso_skb`, so they never see the qdisc empty while it holds one.
+    unsafe extern "C" fn peek(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
+        // SAFETY: valid qdisc, root lock held.
+        let parked = unsafe { bindings::ecnsharp_shim_peeked(sch) };
+        if !parked.is_null() {
+            return parked;
+        }
+        // SAFETY: valid qdisc, root lock held.
+        let Some(mut q) = (unsafe { Qdisc::from_raw(sch, Context::Data) }) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: the root lock serialises the data path of this qdisc.
+        let this = unsafe { Self::state(sch) };
+        let ptr = match this.dequeue(&mut q) {
+            Some(skb) => {
+                let ptr = skb.into_raw();
+                // SAFETY: valid, locked qdisc; the skb moves from our queue to `gso_skb`, which
+                // the stack purges on reset and destroy.
+                unsafe {
+                    bindings::ecnsharp_shim_dequeued(sch, ptr);
+                    bindings::ecnsharp_shim_stash_peeked(sch, ptr);
+                }
+                ptr
+            }
+            None => core::ptr::null_mut(),
+        };
+        q.settle();
+        ptr
+    }
+
+    /// `Qdisc_ops.reset`: root lock held (the shim cancelled the watchdog).
+    unsafe extern "C" fn reset(sch: *mut bindings::Qdisc) {
+        // SAFETY: valid qdisc, root lock held.
+        if let Some(mut q) = unsafe { Qdisc::from_raw(sch, Context::Data) } {
+            // SAFETY: the root lock serialises access to the state.
+            let this = unsafe { Self::state(sch) };
+            this.reset(&mut q);
+            // The stack zeroes qlen and backlog after reset; parents reset themselves.
+        }
+    }
+
+    /// `Qdisc_ops.destroy`: RTNL held, the qdisc unreachable from the data path; runs even when
+    /// init failed (the state is then as zeroed or as init left it).
+    unsafe extern "C" fn destroy(sch: *mut bindings::Qdisc) {
+        // SAFETY: the qdisc is going away: nothing else references its state, which is a valid
+        // `T`; it is never used again after being dropped here (the stack frees the memory).
+        unsafe { core::ptr::drop_in_place(bindings::ecnsharp_shim_priv(sch).cast::<T>()) }
+    }
+
+    /// `Qdisc_ops.dump`: RTNL held; the tree lock keeps the data path out while we read.
+    unsafe extern "C" fn dump(sch: *mut bindings::Qdisc, skb: *mut bindings::sk_buff) -> c_int {
+        from_result(|| {
+            let mut buf = KVec::<u8>::from_elem(0, T::OPTIONS_MAX, GFP_KERNEL)?;
+            // SAFETY: valid qdisc under RTNL (process context).
+            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+            // SAFETY: the tree lock serialises access to the state.
+            let len = unsafe { Self::state(sch) }.dump(&mut buf);
+            // SAFETY: taken above.
+            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+            let len = len?.min(buf.len());
+            // SAFETY: `skb` is the dump message being built; `buf` holds `len` readable bytes.
+            let ret = unsafe {
+                bindings::ecnsharp_shim_dump_options(skb, buf.as_ptr().cast(), len as c_int)
+            };
+            to_result(ret.min(0))?;
+            Ok(ret)
+        })
+    }
+
+    /// `Qdisc_ops.dump_stats`: RTNL held; the tree lock keeps the data path out while we read.
+    unsafe extern "C" fn dump_stats(sch: *mut bindings::Qdisc, d: *mut bindings::gnet_dump) -> c_int {
+        from_result(|| {
+            let mut buf = KVec::<u8>::from_elem(0, T::XSTATS_MAX, GFP_KERNEL)?;
+            // SAFETY: valid qdisc under RTNL (process context).
+            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+            // SAFETY: the tree lock serialises access to the state.
+            let len = unsafe { Self::state(sch) }.dump_stats(&mut buf);
+            // SAFETY: taken above.
+            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+            let len = len?.min(buf.len());
+            // SAFETY: `d` is the dump in progress; `buf` holds `len` bytes, copied at once.
+            to_result(unsafe {
+                bindings::ecnsharp_shim_copy_xstats(d, buf.as_mut_ptr().cast(), len as c_int)
+            })?;
+            Ok(0)
+        })
+    }
+
+    const OPS: bindings::ecnsharp_shim_ops = bindings::ecnsharp_shim_ops {
+        enqueue: Some(Self::enqueue),
+        dequeue: Some(Self::dequeue),
+        peek: Some(Self::peek),
+        init: Some(Self::init),
+        reset: Some(Self::reset),
+        destroy: Some(Self::destroy),
+        change: Some(Self::change),
+        dump: Some(Self::dump),
+        dump_stats: Some(Self::dump_stats),
+    };
+}
+
+/// A registered qdisc kind; unregistered when dropped (module unload).
+pub struct Registration {
+    _private: (),
+}
+
+impl Registration {
+    /// Registers the kind `T::ID`.
+    pub fn register<T: QdiscOps>() -> Result<Registration> {
+        // SAFETY: trivial query of a constant.
+        if unsafe { bindings::ecnsharp_shim_abi() } != bindings::ECNSHARP_SHIM_ABI {
+            return Err(EINVAL);
+        }
+        let ops: &'static bindings::ecnsharp_shim_ops = &Adapter::<T>::OPS;
+        // SAFETY: `ops` and `T::ID` are static; the shim copies the callbacks into its
+        // `Qdisc_ops`, whose private area it sizes and aligns for a `T`.
+        to_result(unsafe {
+            bindings::ecnsharp_shim_register(
+                T::ID.as_ptr(),
+                ops,
+                core::mem::size_of::<T>() as _,
+                core::mem::align_of::<T>() as _,
+            )
+        })?;
+        Ok(Registration { _private: () })
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // SAFETY: registered in `register`; `unregister_qdisc` waits for no packet, and every
+        // qdisc of this kind holds a module reference, so none is left when the module goes.
+        unsafe { bindings::ecnsharp_shim_unregister() }
+    }
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The qdisc a callback runs for: its counters, watchdog and tree notifications.
+//!
+//! C header: [`include/net/sch_generic.h`](srctree/include/net/sch_generic.h).
+
+use super::skb::Skb;
+use crate::bindings;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+/// Where a callback runs, which decides how a dropped queued packet is freed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// enqueue, dequeue, peek, reset: under the qdisc root lock, in any context.
+    Data,
+    /// change, destroy: under RTNL (and the tree lock for change).
+    Rtnl,
+}
+
+/// A qdisc, borrowed for the duration of one callback.
+///
+/// Packets dropped from the queue through [`Qdisc::drop_queued`] are reported to the parents with
+/// `qdisc_tree_reduce_backlog` once the callback is over (see [`Qdisc::settle`]): a parent must
+/// hear of a child's drops outside enqueue, and must not hear of them while a peeked packet is
+/// still being stashed (6.12's sch_codel does the same).
+///
+/// # Invariants
+///
+/// `ptr` is a valid qdisc of ours for `'a`, and the locking that [`Context`] names is held.
+pub struct Qdisc<'a> {
+    ptr: NonNull<bindings::Qdisc>,
+    context: Context,
+    pending_drops: u32,
+    pending_bytes: u32,
+    _borrow: PhantomData<&'a mut bindings::Qdisc>,
+}
+
+impl<'a> Qdisc<'a> {
+    /// # Safety
+    ///
+    /// `ptr` must be a valid qdisc of ours for `'a`, with the locking of `context` held.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::Qdisc, context: Context) -> Option<Self> {
+        // INVARIANT: the caller guarantees validity and locking.
+        NonNull::new(ptr).map(|ptr| Qdisc {
+            ptr,
+            context,
+            pending_drops: 0,
+            pending_bytes: 0,
+            _borrow: PhantomData,
+        })
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut bindings::Qdisc {
+        self.ptr.as_ptr()
+    }
+
+    /// The device's MTU plus link-layer header (`psched_mtu`).
+    pub fn mtu(&self) -> u32 {
+        // SAFETY: the qdisc is valid (type invariant).
+        unsafe { bindings::ecnsharp_shim_mtu(self.as_ptr()) }
+    }
+
+    /// The device's `txqueuelen`.
+    pub fn tx_queue_len(&self) -> u32 {
+        // SAFETY: the qdisc is valid (type invariant).
+        unsafe { bindings::ecnsharp_shim_tx_queue_len(self.as_ptr()) }
+    }
+
+    /// `sch->q.qlen`: packets queued, including one a parent's peek parked.
+    pub fn qlen(&self) -> u32 {
+        // SAFETY: the qdisc is valid (type invariant).
+        unsafe { bindings::ecnsharp_shim_qlen(self.as_ptr()) }
+    }
+
+    /// `sch->qstats.backlog`, in bytes.
+    pub fn backlog(&self) -> u32 {
+        // SAFETY: the qdisc is valid (type invariant).
+        unsafe { bindings::ecnsharp_shim_backlog(self.as_ptr()) }
+    }
+
+    /// Counts a "not yet" from a rate limiter (`qstats.overlimits`).
+    pub fn overlimit(&mut self) {
+        // SAFETY: the qdisc is valid and locked (type invariant).
+        unsafe { bindings::ecnsharp_shim_overlimit(self.as_ptr()) }
+    }
+
+    /// Arms the qdisc watchdog: the stack calls dequeue again at `expires_ns`
+    /// (`CLOCK_MONOTONIC`, the clock of [`super::now_ns`]).
+    pub fn watchdog_schedule(&mut self, expires_ns: u64) {
+        // SAFETY: the qdisc is valid and locked (type invariant); the shim initialised its
+        // watchdog in init before any other callback can run.
+        unsafe { bindings::ecnsharp_shim_watchdog_schedule(self.as_ptr(), expires_ns) }
+    }
+
+    /// Drops a packet taken from the queue: counts it in `drops`, takes it off `qlen` and
+    /// `backlog`, frees it, and remembers it for the parents.
+    pub fn drop_queued(&mut self, skb: Skb) {
+        let len = skb.len();
+        // SAFETY: the qdisc is valid and locked; the skb is valid (its own invariant).
+        unsafe { bindings::ecnsharp_shim_removed(self.as_ptr(), skb.as_ptr()) };
+        self.pending_drops = self.pending_drops.saturating_add(1);
+        self.pending_bytes = self.pending_bytes.saturating_add(len);
+        match self.context {
+            Context::Data => drop(skb),
+            Context::Rtnl => skb.free_rtnl(),
+        }
+    }
+
+    /// Tells the parents about the drops of this callback (`qdisc_tree_reduce_backlog`).
+    pub(crate) fn settle(&mut self) {
+        if self.pending_drops == 0 {
+            return;
+        }
+        let n = i32::try_from(self.pending_drops).unwrap_or(i32::MAX);
+        let len = i32::try_from(self.pending_bytes).unwrap_or(i32::MAX);
+        // SAFETY: the qdisc is valid and locked (type invariant).
+        unsafe { bindings::ecnsharp_shim_tree_reduce_backlog(self.as_ptr(), n, len) };
+        self.pending_drops = 0;
+        self.pending_bytes = 0;
+    }
+}
+
+/// What enqueue did with the packet it was given: the value returned to the stack.
+#[must_use]
+pub struct Enqueued(pub(crate) EnqueuedKind);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EnqueuedKind {
+    /// Queued; `len` bytes were added to the backlog.
+    Queued(u32),
+    /// Dropped through `qdisc_drop` (`NET_XMIT_DROP`).
+    Dropped(i32),
+}
+
+impl Enqueued {
+    /// The packet, `len` bytes long (its [`Skb::len`] before it was queued), is now in a queue.
+    pub fn queued(len: u32) -> Enqueued {
+        Enqueued(EnqueuedKind::Queued(len))
+    }
+}
+
+/// The list of packets enqueue drops; the stack frees them after releasing the root lock.
+///
+/// # Invariants
+///
+/// `to_free` is the valid `to_free` argument of the enqueue callback in progress.
+pub struct ToFree<'a> {
+    sch: NonNull<bindings::Qdisc>,
+    to_free: NonNull<*mut bindings::sk_buff>,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl<'a> ToFree<'a> {
+    /// # Safety
+    ///
+    /// Both pointers must be the valid arguments of an enqueue callback in progress on `sch`.
+    pub(crate) unsafe fn from_raw(
+        sch: *mut bindings::Qdisc,
+        to_free: *mut *mut bindings::sk_buff,
+    ) -> Option<Self> {
+        Some(ToFree {
+            sch: NonNull::new(sch)?,
+            to_free: NonNull::new(to_free)?,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Drops the arriving packet (`qdisc_drop`: counted in `drops`, freed later by the stack).
+    pub fn drop(&mut self, skb: Skb) -> Enqueued {
+        // SAFETY: the pointers are valid (type invariant); `qdisc_drop` takes over the only
+        // reference to the skb.
+        let ret = unsafe {
+            bindings::ecnsharp_shim_qdisc_drop(
+                skb.into_raw(),
+                self.sch.as_ptr(),
+                self.to_free.as_ptr(),
+            )
+        };
+        Enqueued(EnqueuedKind::Dropped(ret))
+    }
+}
