@@ -58,6 +58,8 @@ pub mod time;
 pub mod token_bucket;
 #[path = "../src/uapi.rs"]
 pub mod uapi;
+#[path = "../src/xstats.rs"]
+pub mod xstats;
 
 mod ecnsharp;
 pub mod net_sched;

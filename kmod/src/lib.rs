@@ -14,7 +14,8 @@
 //! - Shaping: [`token_bucket`]. Classification: [`classify`].
 //! - Configuration: [`config`] (one validated parameter set), [`uapi`] (netlink attribute numbers
 //!   and the xstats layout shared with the helper and the tc plugin), [`options`] (tc-style text).
-//! - [`engine`]: the per-qdisc state the kernel glue drives from enqueue and dequeue.
+//! - [`engine`]: the per-qdisc state the kernel glue drives from enqueue and dequeue, and
+//!   [`xstats`], its statistics in the uapi layout.
 //!
 //! The crate attributes live here only: the kernel module includes the other files as modules
 //! of its own crate, where `#![no_std]` would be an unused attribute.
@@ -42,3 +43,4 @@ pub mod sched;
 pub mod time;
 pub mod token_bucket;
 pub mod uapi;
+pub mod xstats;

@@ -981,20 +981,33 @@ pub fn encode_xstats(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let bands = bands.get(..MAX_BANDS).unwrap_or(bands);
-    let len = XSTATS_HEADER_SIZE.saturating_add(bands.len().saturating_mul(XSTATS_BAND_SIZE));
+    encode_xstats_with(header, bands.len(), |i| bands.get(i).copied().unwrap_or_default(), out)
+}
+
+/// As [`encode_xstats`], with the records made one at a time by `band(i)` for `i < count`
+/// (`count` is capped at [`MAX_BANDS`]): the kernel fills them from its state without a
+/// multi-kilobyte array on its stack.
+pub fn encode_xstats_with(
+    header: &XstatsHeader,
+    count: usize,
+    band: impl Fn(usize) -> XstatsBand,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let count = count.min(MAX_BANDS);
+    let len = XSTATS_HEADER_SIZE.saturating_add(count.saturating_mul(XSTATS_BAND_SIZE));
     let out = out.get_mut(..len).ok_or(EncodeError::NoSpace)?;
     let mut h = *header;
     h.tag = XSTATS_TAG;
     h.version = XSTATS_VERSION;
     h.header_size = XSTATS_HEADER_SIZE as u32;
     h.band_size = XSTATS_BAND_SIZE as u32;
-    h.bands = u32::try_from(bands.len()).unwrap_or(0);
+    h.bands = u32::try_from(count).unwrap_or(0);
     let (head, records) = out
         .split_at_mut_checked(XSTATS_HEADER_SIZE)
         .ok_or(EncodeError::NoSpace)?;
     fill(head, &[&h.to_bytes()]);
-    for (dst, band) in records.chunks_exact_mut(XSTATS_BAND_SIZE).zip(bands) {
-        fill(dst, &[&band.to_bytes()]);
+    for (i, dst) in records.chunks_exact_mut(XSTATS_BAND_SIZE).enumerate() {
+        fill(dst, &[&band(i).to_bytes()]);
     }
     Ok(len)
 }

@@ -1,0 +1,110 @@
+//! The engine's statistics as the uapi xstats: what `tc -s qdisc show` prints for ecnsharp.
+//!
+//! Counters are copied as they are; the persistent state of Algorithm 1 is reported per band in
+//! the paper's names, with times on the kernel's monotonic clock (the header carries `now_ns`).
+
+use crate::band::Band;
+use crate::engine::Engine;
+use crate::time::Nanos;
+use crate::uapi::{encode_xstats_with, EncodeError, XstatsBand, XstatsHeader};
+
+impl Engine {
+    /// The qdisc-wide part of the xstats at time `now`.
+    pub fn xstats_header(&self, now: Nanos) -> XstatsHeader {
+        let stats = self.stats();
+        XstatsHeader {
+            bands: u32::from(self.config().bands),
+            burst_bytes: self.shaper().burst_bytes(),
+            now_ns: now,
+            rate_bps: self.shaper().rate_bps(),
+            throttled: stats.throttles,
+            drops: stats.drops(),
+            marks: stats.marks,
+            ..XstatsHeader::default()
+        }
+    }
+
+    /// The record of one band.
+    pub fn xstats_band(&self, band: Band) -> XstatsBand {
+        let s = self.band_stats(band);
+        let p = self.persistent(band);
+        XstatsBand {
+            packets: s.packets,
+            bytes: s.bytes,
+            qlen: s.qlen,
+            backlog: u32::try_from(s.backlog).unwrap_or(u32::MAX),
+            drops_limit: s.drops_limit,
+            drops_nonect: s.drops_nonect,
+            marks: s.marks,
+            marks_by_cause: s.marks_by_cause,
+            ce_already: s.ce_already,
+            nonect_passed: s.nonect_passed,
+            sojourn_max_ns: s.sojourn_max_ns,
+            sojourn_sum_ns: s.sojourn_sum_ns,
+            marking_state: u32::from(p.marking_state),
+            marking_count: p.marking_count,
+            first_above_time_ns: if p.above_target { p.first_above_time } else { 0 },
+            marking_next_ns: p.marking_next,
+            enqueued: s.enqueued,
+            drops_config: s.drops_config,
+        }
+    }
+
+    /// Writes the xstats of the bands in use into `out`; returns the length.
+    pub fn encode_xstats(&self, now: Nanos, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let header = self.xstats_header(now);
+        let bands = usize::from(self.config().bands);
+        encode_xstats_with(
+            &header,
+            bands,
+            |i| Band::new(i).map_or_else(XstatsBand::default, |b| self.xstats_band(b)),
+            out,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, PacketInfo};
+    use crate::uapi::{decode_xstats, XSTATS_BAND_SIZE, XSTATS_HEADER_SIZE, XSTATS_MAX_SIZE};
+
+    #[test]
+    fn xstats_carry_the_engine_counters() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 3;
+        cfg.limit_packets = 2;
+        let mut e = Engine::new(&cfg);
+        let ect0 = PacketInfo {
+            len: 1000,
+            priority: 6, // priomap: band 0
+            dsfield: Some(0x02),
+        };
+        let mut queued = 0;
+        for _ in 0..3 {
+            if let EnqueueVerdict::Queue { .. } = e.enqueue(&ect0) {
+                queued += 1;
+            }
+        }
+        assert_eq!(queued, 2);
+        let band = e.select().unwrap();
+        // A sojourn far above ins_target: an instantaneous mark.
+        let v = e.dequeue(1_000_000, band, 1000, 0, crate::ecn::Ecn::Ect0, Some(1000));
+        assert!(matches!(v, DequeueVerdict::Send { mark } if !mark.is_empty()));
+
+        let mut buf = [0u8; XSTATS_MAX_SIZE];
+        let n = e.encode_xstats(5_000_000, &mut buf).unwrap();
+        assert_eq!(n, XSTATS_HEADER_SIZE + 3 * XSTATS_BAND_SIZE);
+        let x = decode_xstats(&buf[..n]).unwrap();
+        assert_eq!(x.header.bands, 3);
+        assert_eq!(x.header.now_ns, 5_000_000);
+        assert_eq!((x.header.drops, x.header.marks), (1, 1));
+        let b0 = x.bands[0];
+        assert_eq!((b0.enqueued, b0.packets, b0.bytes), (3, 1, 1000));
+        assert_eq!((b0.qlen, b0.backlog, b0.drops_limit), (1, 1000, 1));
+        assert_eq!(b0.enqueued, b0.packets + b0.drops_limit + u64::from(b0.qlen));
+        assert_eq!((b0.marks, b0.marks_by_cause[0]), (1, 1));
+        assert_eq!(b0.sojourn_max_ns, 1_000_000);
+        assert_eq!(x.bands[1].enqueued, 0);
+    }
+}
