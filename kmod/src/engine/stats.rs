@@ -1,0 +1,328 @@
+//! Engine statistics: per-band and qdisc-wide counters, the algorithm half of the qdisc's xstats.
+//!
+//! Plain `u64`/`u32` fields that only ever saturate. The books balance: every packet handed to
+//! `enqueue` is sent, dropped (for one [`DropReason`]) or still queued, per band and in total.
+
+use crate::ecn::{CauseSet, MarkCause};
+use crate::time::Nanos;
+
+/// Why the engine dropped a packet (or had the glue drop it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// At enqueue: the qdisc held `limit_packets` packets, or the packet would exceed
+    /// `limit_bytes`.
+    Limit,
+    /// A marking rule fired on a non-ECT packet and the `non_ect` policy is `Drop`.
+    NonEct,
+    /// Removed by the control path: a limit shrink or a band removed at change, or a reset.
+    Config,
+}
+
+/// Counters of one band. All zero is a band that has seen nothing ([`BandStats::new`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BandStats {
+    /// Packets handed to `enqueue` for this band, including those it dropped at once.
+    pub enqueued: u64,
+    /// Bytes (`qdisc_pkt_len`) of the packets counted in `enqueued`.
+    pub enqueued_bytes: u64,
+    /// Packets sent (returned by `dequeue` as `Send`).
+    pub packets: u64,
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Packets queued now.
+    pub qlen: u32,
+    /// Bytes queued now.
+    pub backlog: u64,
+    /// Packets dropped at enqueue for the packet or byte limit.
+    pub drops_limit: u64,
+    /// Non-ECT packets dropped because a rule fired and the policy is `Drop`.
+    pub drops_nonect: u64,
+    /// Packets removed by the control path (limit shrink, band removal, reset).
+    pub drops_config: u64,
+    /// Bytes of every dropped packet, whatever the reason.
+    pub drops_bytes: u64,
+    /// Packets we marked (set CE on an ECT(0) or ECT(1) packet).
+    pub marks: u64,
+    /// Marked packets per cause, in [`MarkCause::ALL`] order; a packet on which two rules fired
+    /// counts once in `marks` and once under each cause.
+    pub marks_by_cause: [u64; 5],
+    /// Packets admitted that had arrived CE already; never counted as our marks.
+    pub ce_already: u64,
+    /// Non-ECT packets a rule fired on that were sent unmarked (policy `Pass`).
+    pub nonect_passed: u64,
+    /// Longest sojourn of a sent packet, in nanoseconds.
+    pub sojourn_max_ns: Nanos,
+    /// Sum of the sojourns of sent packets (mean: `sojourn_sum_ns / packets`).
+    pub sojourn_sum_ns: u64,
+}
+
+impl BandStats {
+    /// Nothing seen.
+    pub const fn new() -> Self {
+        BandStats {
+            enqueued: 0,
+            enqueued_bytes: 0,
+            packets: 0,
+            bytes: 0,
+            qlen: 0,
+            backlog: 0,
+            drops_limit: 0,
+            drops_nonect: 0,
+            drops_config: 0,
+            drops_bytes: 0,
+            marks: 0,
+            marks_by_cause: [0; 5],
+            ce_already: 0,
+            nonect_passed: 0,
+            sojourn_max_ns: 0,
+            sojourn_sum_ns: 0,
+        }
+    }
+
+    /// Dropped packets, every reason together.
+    pub const fn drops(&self) -> u64 {
+        self.drops_limit
+            .saturating_add(self.drops_nonect)
+            .saturating_add(self.drops_config)
+    }
+
+    /// Marks counted under `cause`.
+    pub fn marks_for(&self, cause: MarkCause) -> u64 {
+        // MarkCause::index() is below 5 by construction; `get` keeps the compiler honest.
+        self.marks_by_cause.get(cause.index()).copied().unwrap_or(0)
+    }
+
+    /// Whether `enqueued = sent + dropped + queued`, in packets and in bytes (exact until a
+    /// counter saturates).
+    pub const fn balanced(&self) -> bool {
+        let out = self
+            .packets
+            .saturating_add(self.drops())
+            .saturating_add(self.qlen as u64);
+        let out_bytes = self
+            .bytes
+            .saturating_add(self.drops_bytes)
+            .saturating_add(self.backlog);
+        out == self.enqueued && out_bytes == self.enqueued_bytes
+    }
+
+    pub(crate) fn count_arrival(&mut self, len: u32) {
+        self.enqueued = self.enqueued.saturating_add(1);
+        self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
+    }
+
+    pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
+        let counter = match reason {
+            DropReason::Limit => &mut self.drops_limit,
+            DropReason::NonEct => &mut self.drops_nonect,
+            DropReason::Config => &mut self.drops_config,
+        };
+        *counter = counter.saturating_add(1);
+        self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
+    }
+
+    pub(crate) fn count_marks(&mut self, causes: CauseSet) {
+        self.marks = self.marks.saturating_add(1);
+        for cause in causes.iter() {
+            if let Some(n) = self.marks_by_cause.get_mut(cause.index()) {
+                *n = n.saturating_add(1);
+            }
+        }
+    }
+
+    pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos) {
+        self.packets = self.packets.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(u64::from(len));
+        self.sojourn_sum_ns = self.sojourn_sum_ns.saturating_add(sojourn);
+        if sojourn > self.sojourn_max_ns {
+            self.sojourn_max_ns = sojourn;
+        }
+    }
+}
+
+/// Qdisc-wide counters: the sums of the per-band ones that the packet path needs or a dump
+/// shows first, plus what belongs to no band.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    /// Packets handed to `enqueue`, including those it dropped at once.
+    pub enqueued: u64,
+    /// Their bytes.
+    pub enqueued_bytes: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Packets queued in all bands (what `limit_packets` bounds).
+    pub qlen: u32,
+    /// Bytes queued in all bands (what `limit_bytes` bounds).
+    pub backlog: u64,
+    /// Drops at enqueue for the limits.
+    pub drops_limit: u64,
+    /// Non-ECT packets dropped by the `Drop` policy.
+    pub drops_nonect: u64,
+    /// Packets removed by the control path.
+    pub drops_config: u64,
+    /// Bytes of every dropped packet.
+    pub drops_bytes: u64,
+    /// Packets we marked.
+    pub marks: u64,
+    /// Admitted packets that had arrived CE.
+    pub ce_already: u64,
+    /// Non-ECT packets passed unmarked although a rule fired.
+    pub nonect_passed: u64,
+    /// Times the shaper said "not yet" to the band's head packet (each call counts).
+    pub throttles: u64,
+}
+
+impl QdiscStats {
+    /// Nothing seen.
+    pub const fn new() -> Self {
+        QdiscStats {
+            enqueued: 0,
+            enqueued_bytes: 0,
+            packets: 0,
+            bytes: 0,
+            qlen: 0,
+            backlog: 0,
+            drops_limit: 0,
+            drops_nonect: 0,
+            drops_config: 0,
+            drops_bytes: 0,
+            marks: 0,
+            ce_already: 0,
+            nonect_passed: 0,
+            throttles: 0,
+        }
+    }
+
+    /// Dropped packets, every reason together.
+    pub const fn drops(&self) -> u64 {
+        self.drops_limit
+            .saturating_add(self.drops_nonect)
+            .saturating_add(self.drops_config)
+    }
+
+    /// Whether `enqueued = sent + dropped + queued`, in packets and in bytes.
+    pub const fn balanced(&self) -> bool {
+        let out = self
+            .packets
+            .saturating_add(self.drops())
+            .saturating_add(self.qlen as u64);
+        let out_bytes = self
+            .bytes
+            .saturating_add(self.drops_bytes)
+            .saturating_add(self.backlog);
+        out == self.enqueued && out_bytes == self.enqueued_bytes
+    }
+
+    pub(crate) fn count_arrival(&mut self, len: u32) {
+        self.enqueued = self.enqueued.saturating_add(1);
+        self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
+    }
+
+    pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
+        let counter = match reason {
+            DropReason::Limit => &mut self.drops_limit,
+            DropReason::NonEct => &mut self.drops_nonect,
+            DropReason::Config => &mut self.drops_config,
+        };
+        *counter = counter.saturating_add(1);
+        self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
+    }
+
+    pub(crate) fn count_sent(&mut self, len: u32) {
+        self.packets = self.packets.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(u64::from(len));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_zero_is_new() {
+        assert_eq!(BandStats::new(), BandStats::default());
+        assert_eq!(QdiscStats::new(), QdiscStats::default());
+        assert!(BandStats::new().balanced() && QdiscStats::new().balanced());
+    }
+
+    #[test]
+    fn drops_by_reason_and_balance() {
+        let mut b = BandStats::new();
+        let mut q = QdiscStats::new();
+        for (len, reason) in [
+            (100, DropReason::Limit),
+            (200, DropReason::NonEct),
+            (300, DropReason::Config),
+            (400, DropReason::Config),
+        ] {
+            b.count_arrival(len);
+            q.count_arrival(len);
+            assert!(!b.balanced() && !q.balanced());
+            b.count_drop(len, reason);
+            q.count_drop(len, reason);
+            assert!(b.balanced() && q.balanced());
+        }
+        assert_eq!((b.drops_limit, b.drops_nonect, b.drops_config), (1, 1, 2));
+        assert_eq!((q.drops_limit, q.drops_nonect, q.drops_config), (1, 1, 2));
+        assert_eq!((b.drops(), b.drops_bytes), (4, 1_000));
+        assert_eq!((q.drops(), q.drops_bytes), (4, 1_000));
+        b.count_arrival(1_500);
+        b.count_sent(1_500, 7);
+        assert!(b.balanced());
+        // Bytes must balance too, not only packets.
+        b.count_arrival(10);
+        b.qlen = 1;
+        b.backlog = 9;
+        assert!(!b.balanced());
+    }
+
+    #[test]
+    fn marks_and_sojourn() {
+        let mut b = BandStats::new();
+        b.count_marks(CauseSet::only(MarkCause::Instantaneous).with(MarkCause::Persistent));
+        b.count_marks(CauseSet::only(MarkCause::Persistent));
+        assert_eq!(b.marks, 2);
+        assert_eq!(b.marks_by_cause, [1, 2, 0, 0, 0]);
+        assert_eq!(b.marks_for(MarkCause::Persistent), 2);
+        assert_eq!(b.marks_for(MarkCause::Probabilistic), 0);
+        b.count_sent(100, 50);
+        b.count_sent(100, 30);
+        assert_eq!((b.sojourn_max_ns, b.sojourn_sum_ns), (50, 80));
+    }
+
+    #[test]
+    fn counters_saturate() {
+        let mut b = BandStats {
+            enqueued: u64::MAX,
+            enqueued_bytes: u64::MAX,
+            packets: u64::MAX,
+            bytes: u64::MAX,
+            drops_config: u64::MAX,
+            drops_bytes: u64::MAX,
+            marks: u64::MAX,
+            marks_by_cause: [u64::MAX; 5],
+            sojourn_sum_ns: u64::MAX,
+            ..BandStats::new()
+        };
+        b.count_arrival(u32::MAX);
+        b.count_drop(u32::MAX, DropReason::Config);
+        b.count_marks(CauseSet::only(MarkCause::QueueDequeue));
+        b.count_sent(u32::MAX, u64::MAX);
+        assert_eq!(
+            (b.enqueued, b.packets, b.marks),
+            (u64::MAX, u64::MAX, u64::MAX)
+        );
+        assert_eq!(b.drops(), u64::MAX);
+        assert_eq!(b.sojourn_max_ns, u64::MAX);
+        let mut q = QdiscStats {
+            packets: u64::MAX,
+            drops_limit: u64::MAX,
+            ..QdiscStats::new()
+        };
+        q.count_sent(1);
+        q.count_drop(1, DropReason::Limit);
+        assert_eq!((q.packets, q.drops()), (u64::MAX, u64::MAX));
+    }
+}
