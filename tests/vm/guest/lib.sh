@@ -123,3 +123,124 @@ iperf_run() {
 	rm -f /tmp/iperf-s.pid
 	return $_rc
 }
+
+# ---- Exact traffic with pktgen (no userspace sender): the qdisc under test sits on "vq" in the
+# init namespace; its peer "vr" lives in namespace rcv, which counts what arrives.
+
+# pg_pair: vq (10.1.0.1, fd01::1) in the init namespace <-> vr (10.1.0.2, fd01::2) in rcv.
+pg_pair() {
+	pg_teardown
+	ip netns add rcv || return 1
+	ip link add vq type veth peer name vr netns rcv || return 1
+	ip addr add 10.1.0.1/24 dev vq
+	ip addr add fd01::1/64 dev vq nodad
+	ip -n rcv addr add 10.1.0.2/24 dev vr
+	ip -n rcv addr add fd01::2/64 dev vr nodad
+	ip link set vq up
+	ip -n rcv link set lo up
+	ip -n rcv link set vr up
+	# One packet per skb, as a switch port sees them.
+	ethtool -K vq tso off gso off >/dev/null 2>&1
+	PG_MAC=$(ip -n rcv -j link show vr | jq -r '.[0].address')
+}
+
+pg_teardown() {
+	[ -w /proc/net/pktgen/kpktgend_0 ] && echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	[ -w /proc/net/pktgen/kpktgend_1 ] && echo "rem_device_all" >/proc/net/pktgen/kpktgend_1
+	ip link del vq 2>/dev/null
+	ip netns del rcv 2>/dev/null
+	return 0
+}
+
+# pg_send COUNT SIZE [PKTGEN-COMMAND...]: send COUNT UDP packets of SIZE bytes from vq through its
+# root qdisc (xmit_mode queue_xmit) to vr, as fast as pktgen goes; each extra argument is one
+# pktgen command (e.g. "tos 0x02", "skb_priority 1", "dst6 fd01::2"). Returns when all are sent.
+pg_send() {
+	_count=$1
+	_size=$2
+	shift 2
+	_d=/proc/net/pktgen/vq
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "add_device vq" >/proc/net/pktgen/kpktgend_0 || return 1
+	for _c in "count $_count" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
+		"xmit_mode queue_xmit" "dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" "$@"; do
+		echo "$_c" >$_d || { echo "pktgen refused: $_c"; return 1; }
+	done
+	echo start >/proc/net/pktgen/pgctrl
+}
+
+# pg_streams SECONDS SIZE SPEC...: several concurrent streams on vq, one per SPEC, each a
+# ";"-separated list of pktgen commands (e.g. "skb_priority 0;tos 0x02"); they run for SECONDS.
+pg_streams() {
+	_secs=$1
+	_size=$2
+	shift 2
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	_i=0
+	for _spec in "$@"; do
+		_t=kpktgend_$((_i % 2))
+		[ -w /proc/net/pktgen/$_t ] || _t=kpktgend_0
+		echo "add_device vq@$_i" >/proc/net/pktgen/$_t || return 1
+		_d=/proc/net/pktgen/vq@$_i
+		for _c in "count 0" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
+			"xmit_mode queue_xmit" "dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9"; do
+			echo "$_c" >$_d || return 1
+		done
+		echo "$_spec" | tr ';' '\n' | while read -r _c; do
+			[ -n "$_c" ] && echo "$_c" >$_d
+		done
+		_i=$((_i + 1))
+	done
+	echo start >/proc/net/pktgen/pgctrl &
+	_pg=$!
+	sleep "$_secs"
+	echo stop >/proc/net/pktgen/pgctrl
+	wait $_pg 2>/dev/null
+	return 0
+}
+
+# wait_drained DEV [TIMEOUT_S]: until DEV's root qdisc holds no packet.
+wait_drained() {
+	_n=0
+	while [ "$(tc -s -j qdisc show dev "$1" | jq -r '.[0].qlen')" != 0 ]; do
+		_n=$((_n + 1))
+		[ $_n -gt $((${2:-20} * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+# snmp6_counter NS NAME: an IPv6 counter from /proc/net/snmp6 in netns NS.
+snmp6_counter() {
+	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/snmp6
+}
+
+# snmp_counter NS GROUP NAME: a counter from /proc/net/snmp (e.g. Ip InHdrErrors) in netns NS.
+snmp_counter() {
+	ip netns exec "$1" cat /proc/net/snmp | awk -v g="$2:" -v n="$3" '
+		$1 == g && !hdr { for (i = 2; i <= NF; i++) col[$i] = i; hdr = 1; next }
+		$1 == g && hdr { print $(col[n]); exit }'
+}
+
+# uptime_ms: milliseconds since boot (10 ms resolution), for rates over seconds.
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# ---- Reading an ecnsharp qdisc back through tc's JSON (the q_ecnsharp.so plugin prints it).
+# qopt DEV KEY: an option of DEV's root qdisc. qstat DEV KEY: a generic counter or a qdisc-wide
+# xstat. bstat DEV BAND KEY: a per-band xstat. All raw JSON values (times in microseconds).
+qjson() { tc -s -j qdisc show dev "$1" | jq -c '[.[] | select(.root == true)][0]'; }
+qopt() { qjson "$1" | jq -r ".options.$2"; }
+qstat() { qjson "$1" | jq -r ".$2"; }
+bstat() { qjson "$1" | jq -r ".bands[$2].$3"; }
+
+# qdisc_balanced DEV: every band's counters balance (enqueued = sent + drops + queued) and the
+# bands add up to the qdisc's generic counters.
+qdisc_balanced() {
+	qjson "$1" | jq -e '
+		(.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen))
+		and ([.bands[].packets] | add) == .packets
+		and ([.bands[].qlen] | add) == .qlen
+		and ([.bands[].backlog] | add) == .backlog' >/dev/null || { qjson "$1"; return 1; }
+}

@@ -1,0 +1,143 @@
+#!/bin/sh
+# Configuration of the ecnsharp qdisc through stock tc (with q_ecnsharp.so), in the manner of the
+# kernel's tc-testing (tdc) cases: defaults, each option read back, replace/change/delete, errors
+# answered with an extack naming the option, and attachment under other qdiscs.
+. /test/vm/guest/lib.sh
+ktap_begin qdisc-config
+
+ip link add dum0 type dummy && ip link set dum0 up
+D=dum0
+add() { tc qdisc add dev $D root handle 1: ecnsharp "$@"; }
+del() { tc qdisc del dev $D root 2>/dev/null; true; }
+
+# opt_is KEY VALUE: the option reads back as VALUE (raw JSON value).
+opt_is() {
+	got=$(qopt $D "$1")
+	[ "$got" = "$2" ] || { echo "$1: got '$got', want '$2'"; qjson $D; return 1; }
+}
+# with_opt KEY VALUE OPTIONS...: a fresh qdisc with OPTIONS reads KEY back as VALUE.
+with_opt() {
+	key=$1
+	want=$2
+	shift 2
+	del
+	add "$@" || return 1
+	opt_is "$key" "$want"
+}
+# refused PATTERN CMD...: CMD fails and its error output matches PATTERN (the option's name).
+refused() {
+	pattern=$1
+	shift
+	if "$@" >/tmp/refused.out 2>&1; then
+		echo "accepted: $*"
+		return 1
+	fi
+	cat /tmp/refused.out
+	grep -q -- "$pattern" /tmp/refused.out
+}
+# exits CODE CMD...: CMD exits with CODE (tc: 1 = syntax, 2 = the kernel said no).
+exits() {
+	code=$1
+	shift
+	"$@" >/tmp/exits.out 2>&1
+	rc=$?
+	[ "$rc" = "$code" ] || { cat /tmp/exits.out; echo "exit $rc, want $code"; return 1; }
+}
+kind_is() { tc -j qdisc show dev $D | jq -e ".[0].kind == \"$1\" and .[0].handle == \"$2\"" >/dev/null; }
+text_has() { tc qdisc show dev $D | grep -q -- "$1"; }
+no_qdisc_of_ours() { ! tc qdisc show | grep -q ecnsharp; }
+
+# Defaults: the ECN# paper's testbed values.
+check "add with defaults" add
+check "kind ecnsharp, handle 1:" kind_is ecnsharp 1:
+check "default ins_target 200us" opt_is ins_target 200
+check "default pst_target 85us" opt_is pst_target 85
+check "default pst_interval 200us" opt_is pst_interval 200
+check "default limit 1000 packets" opt_is limit 1000
+check "default bands 1" opt_is bands 1
+check "text shows the paper's defaults" text_has "ins_target 200us pst_target 85us pst_interval 200us"
+check "duplicate add fails with EEXIST (exit 2)" exits 2 add
+del
+
+# Each option, read back.
+check "ins_target 50us" with_opt ins_target 50 ins_target 50us
+check "pst_target 1ms" with_opt pst_target 1000 pst_target 1ms
+check "pst_interval 1.5ms" with_opt pst_interval 1500 pst_interval 1.5ms
+check "limit 500" with_opt limit 500 limit 500
+check "bands 8" with_opt bands 8 bands 8
+check "mode tcn" with_opt mode '"tcn"' mode tcn
+check "mode codel" with_opt mode '"codel"' mode codel
+check "mode red with k 20" with_opt k 20 mode red k 20
+check "mode dequeue" with_opt mode '"dequeue"' mode dequeue
+check "mode prob with tmin/tmax/pmax" with_opt tmax 400 mode prob tmin 100us tmax 400us pmax 10%
+check "sched wfq" with_opt sched '"wfq"' bands 3 sched wfq weights 2,1,1
+check "sched dwrr quanta" with_opt quanta '[3000,1500,1500]' bands 3 sched dwrr quanta 3000,1500,1500
+check "strict bands on top of dwrr" with_opt strict 1 bands 3 sched dwrr strict 1
+check "rate 100mbit" with_opt rate 100000000 rate 100mbit
+check "non_ect drop" with_opt non_ect '"drop"' non_ect drop
+check "classify dscp" with_opt classify '"dscp"' classify dscp
+check "control_law linear" with_opt control_law '"linear"' control_law linear
+del
+
+# change keeps what it is not given; replace creates or changes.
+change_keeps() {
+	add ins_target 300us pst_interval 400us || return 1
+	tc qdisc change dev $D root ecnsharp ins_target 100us || return 1
+	opt_is ins_target 100 && opt_is pst_interval 400
+}
+check "change sets one option and keeps the others" change_keeps
+check "replace an existing qdisc" tc qdisc replace dev $D root handle 1: ecnsharp pst_target 50us
+check "replace took effect" opt_is pst_target 50
+check "delete" tc qdisc del dev $D root
+check "nothing left after delete" no_qdisc_of_ours
+check "delete twice fails (exit 2)" exits 2 tc qdisc del dev $D root handle 1: ecnsharp
+check "replace when absent creates" tc qdisc replace dev $D root handle 1: ecnsharp
+
+# Errors: the grammar refuses what is not a value; the kernel refuses what does not fit,
+# including what only becomes invalid merged with the current configuration.
+check "syntax error exits 1" exits 1 tc qdisc change dev $D root ecnsharp ins_target fast
+check "unknown option exits 1" exits 1 tc qdisc change dev $D root ecnsharp frobnicate 1
+check "pst_interval 0 refused, naming pst_interval" refused pst_interval tc qdisc change dev $D root ecnsharp pst_interval 0
+check "tmin above tmax refused, naming the option" refused "tm" tc qdisc change dev $D root ecnsharp tmin 300us tmax 100us
+check "valid probabilistic settings accepted" tc qdisc change dev $D root ecnsharp mode prob tmin 100us tmax 200us
+check "kernel: tmax below the configured tmin refused, extack names it" refused "Error: .*tm" tc qdisc change dev $D root ecnsharp tmax 50us
+check "kernel: strict 3 with bands 2 refused" refused "Error: .*strict" tc qdisc change dev $D root ecnsharp bands 2 strict 3
+check "a failed change leaves the config whole" opt_is tmax 200
+del
+
+# Attachment: as a child of htb and tbf, and per TX queue under mq.
+under_htb() {
+	tc qdisc add dev $D root handle 1: htb default 1 &&
+		tc class add dev $D parent 1: classid 1:1 htb rate 10mbit &&
+		tc qdisc add dev $D parent 1:1 handle 10: ecnsharp &&
+		tc -j qdisc show dev $D | jq -e 'any(.[]; .kind == "ecnsharp" and .parent == "1:1")' >/dev/null
+}
+check "child of htb" under_htb
+del
+under_tbf() {
+	tc qdisc add dev $D root handle 1: tbf rate 10mbit burst 10kb latency 50ms &&
+		tc qdisc add dev $D parent 1:1 handle 10: ecnsharp &&
+		tc -j qdisc show dev $D | jq -e 'any(.[]; .kind == "ecnsharp")' >/dev/null
+}
+check "child of tbf" under_tbf
+del
+under_mq() {
+	ip link add mq0 numtxqueues 4 type veth peer name mq1 numtxqueues 4 || return 1
+	ip link set mq0 up
+	tc qdisc add dev mq0 root handle 1: mq || return 1
+	for q in 1 2 3 4; do
+		tc qdisc add dev mq0 parent 1:$q ecnsharp || return 1
+	done
+	n=$(tc -j qdisc show dev mq0 | jq '[.[] | select(.kind == "ecnsharp")] | length')
+	ip link del mq0
+	[ "$n" = 4 ]
+}
+check "one per TX queue under mq" under_mq
+check "ecnsharp as a child of a classless qdisc is refused" exits 2 sh -c '
+	/usr/sbin/tc qdisc add dev dum0 root handle 1: pfifo &&
+	/usr/sbin/tc qdisc add dev dum0 parent 1:1 ecnsharp'
+del
+check "as ingress is refused" exits 2 tc qdisc add dev $D ingress handle ffff: ecnsharp 2>/dev/null
+
+ip link del dum0
+ktap_end

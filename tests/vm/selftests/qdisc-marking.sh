@@ -1,0 +1,175 @@
+#!/bin/sh
+# Marking on real packets. pktgen puts a burst of N equal packets into an ecnsharp qdisc whose
+# shaper drains them at a known rate, so each packet's sojourn is known in advance: packet k
+# (from 0) leaves when the bucket (BURST bytes, full at the start) plus the tokens earned since
+# cover k+1 packets, i.e. sojourn(k) = max(0, ((k+1)*SIZE - BURST) * 8 / RATE). Each mode's marks
+# are predicted from that schedule and checked against the qdisc's counters and the receiver's
+# (CE seen, checksums valid), within one packet for threshold rules.
+. /test/vm/guest/lib.sh
+ktap_begin qdisc-marking
+
+RATE=1000000 # bit/s: 8 ms per 1000-byte packet, slow enough that TCG timer jitter is noise
+SIZE=1000
+BURST=3000
+N=40
+Q=vq
+
+setup() {
+	tc qdisc replace dev $Q root handle 1: ecnsharp rate ${RATE}bit burst $BURST limit 10000 "$@"
+}
+# burst COUNT PKTGEN-COMMANDS...: send a burst, wait for the queue to drain.
+burst() {
+	_n=$1
+	shift
+	pg_send "$_n" $SIZE "$@" && wait_drained $Q 30
+}
+# sojourns COUNT: the predicted sojourn of each packet, in microseconds, one per line.
+sojourns() {
+	awk -v n="$1" -v s=$SIZE -v b=$BURST -v r=$RATE 'BEGIN {
+		for (k = 0; k < n; k++) { t = ((k + 1) * s - b) * 8 / r * 1e6; print (t > 0 ? t : 0) } }'
+}
+# above US COUNT: how many of COUNT packets have a predicted sojourn strictly above US.
+above() { sojourns "$2" | awk -v x="$1" '$1 > x { c++ } END { print c + 0 }'; }
+# near A B TOL: |A - B| <= TOL.
+near() {
+	d=$(($1 - $2))
+	[ ${d#-} -le "$3" ] || { echo "got $1, expected $2 (+-$3)"; return 1; }
+}
+rx() { netstat_counter rcv IpExt "$1"; }
+udp_noports() { snmp_counter rcv Udp NoPorts; }
+
+pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+
+# ---- Instantaneous marking (TCN) on ECT(0), IPv4: marks start within one packet of the
+# predicted sojourn crossing ins_target, CE reaches the receiver with valid checksums.
+setup mode tcn ins_target 20ms
+ce0=$(rx InCEPkts); ect0=$(rx InECT0Pkts); hdr0=$(snmp_counter rcv Ip InHdrErrors); np0=$(udp_noports)
+check "ECT(0) burst through the shaper" burst $N "tos 0x02"
+want=$(above 20000 $N)
+diag "predicted instantaneous marks: $want of $N"
+check "tcn: marks within one packet of the prediction" near "$(bstat $Q 0 marks)" "$want" 1
+check "tcn: every mark counted as instantaneous" near "$(bstat $Q 0 marks_ins)" "$(bstat $Q 0 marks)" 0
+check "receiver saw CE on exactly the marked packets" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
+check "receiver saw ECT(0) on the others" near $(($(rx InECT0Pkts) - ect0)) $((N - $(bstat $Q 0 marks))) 0
+check "IPv4 checksums valid after marking (no header errors)" near "$(snmp_counter rcv Ip InHdrErrors)" "$hdr0" 0
+check "every packet delivered to UDP" near $(($(udp_noports) - np0)) $N 0
+check "sojourn_max matches the schedule (within 2 packet times)" near "$(bstat $Q 0 sojourn_max)" "$(sojourns $N | tail -n 1 | cut -d. -f1)" 16000
+check "counters balance" qdisc_balanced $Q
+
+# ---- ECT(1) is marked as well.
+setup mode tcn ins_target 20ms
+ce0=$(rx InCEPkts)
+check "ECT(1) burst" burst $N "tos 0x01"
+check "ECT(1): marked like ECT(0)" near "$(bstat $Q 0 marks)" "$want" 1
+check "ECT(1): receiver saw the CE marks" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
+
+# ---- IPv6.
+setup mode tcn ins_target 20ms
+ce0=$(snmp6_counter rcv Ip6InCEPkts)
+check "IPv6 ECT(0) burst" burst $N "dst6 fd01::2" "src6 fd01::1" "traffic_class 0x02"
+check "IPv6: marks within one packet" near "$(bstat $Q 0 marks)" "$want" 1
+check "IPv6: receiver saw the CE marks" near $(($(snmp6_counter rcv Ip6InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
+
+# ---- Non-ECT: passed unmarked by default, dropped with non_ect drop.
+setup mode tcn ins_target 20ms
+ce0=$(rx InCEPkts); np0=$(udp_noports)
+check "non-ECT burst, policy pass" burst $N "tos 0x00"
+check "pass: no marks, no drops" near "$(($(bstat $Q 0 marks) + $(qstat $Q drops)))" 0 0
+check "pass: would-be marks counted as nonect_passed" near "$(bstat $Q 0 nonect_passed)" "$want" 1
+check "pass: all delivered, none CE" near $(($(udp_noports) - np0 + $(rx InCEPkts) - ce0)) $N 0
+setup mode tcn ins_target 20ms non_ect drop
+np0=$(udp_noports)
+check "non-ECT burst, policy drop" burst $N "tos 0x00"
+check "drop: would-be marks dropped and counted" near "$(bstat $Q 0 drops_nonect)" "$want" 1
+check "drop: the rest delivered" near $(($(udp_noports) - np0)) $((N - $(bstat $Q 0 drops_nonect))) 0
+check "drop: counters balance" qdisc_balanced $Q
+
+# ---- A packet that arrives CE stays CE and is not counted as our mark.
+setup mode tcn ins_target 20ms
+check "CE burst" burst $N "tos 0x03"
+check "CE arrivals counted apart, never as marks" sh -c "[ $(bstat $Q 0 ce_already) = $N ] && [ $(bstat $Q 0 marks) = 0 ]"
+
+# ---- Persistent marking (Algorithm 1) alone: its marks follow the control law. The prediction
+# runs Algorithm 1 over the predicted departures (f64, the paper's pseudo-code).
+predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT
+	sojourns "$4" | awk -v tgt="$1" -v iv="$2" -v law="$3" '
+		{ soj = $1
+		  now = soj # all arrive at ~0, so a packet leaves at its sojourn
+		  if (soj < tgt) { fat = -1; det = 0 }
+		  else if (fat < 0) { fat = now; det = 0 }
+		  else det = (now > fat + iv)
+		  if (state) {
+			if (!det) state = 0
+			else if (now > nxt) { cnt++; nxt += (law == "sqrt" ? iv / sqrt(cnt) : iv / cnt); m++ }
+		  } else if (det) { state = 1; cnt = 1; nxt = now + iv; m++ } }
+		BEGIN { fat = -1 } END { print m + 0 }'
+}
+for law in sqrt linear; do
+	cl=inv_sqrt
+	[ $law = linear ] && cl=linear
+	setup mode codel pst_target 10ms pst_interval 40ms control_law $cl
+	check "codel-like ($cl): 100-packet burst" burst 100 "tos 0x02"
+	want=$(predict_pst 10000 40000 $law 100)
+	diag "predicted persistent marks ($cl): $want"
+	check "codel-like ($cl): persistent marks follow Algorithm 1 (within 1)" near "$(bstat $Q 0 marks_pst)" "$want" 1
+	check "codel-like ($cl): no instantaneous marks" near "$(bstat $Q 0 marks_ins)" 0 0
+done
+check "the two control laws differ here (test has power)" sh -c "[ $(predict_pst 10000 40000 sqrt 100) != $(predict_pst 10000 40000 linear 100) ]"
+setup mode codel pst_target 10ms pst_interval 2s
+check "persistent: no mark before pst_interval has passed" burst 100 "tos 0x02"
+check "persistent: none within a drain shorter than pst_interval" near "$(bstat $Q 0 marks)" 0 0
+
+# ---- ECN# = instantaneous OR persistent.
+setup mode ecnsharp ins_target 200ms pst_target 10ms pst_interval 40ms
+check "ecnsharp: 100-packet burst" burst 100 "tos 0x02"
+ins=$(above 200000 100)
+check "ecnsharp: instantaneous marks as predicted" near "$(bstat $Q 0 marks_ins)" "$ins" 1
+check "ecnsharp: persistent marks as predicted" near "$(bstat $Q 0 marks_pst)" "$(predict_pst 10000 40000 sqrt 100)" 1
+check "ecnsharp: a packet is marked once even when both rules fire" sh -c "[ $(bstat $Q 0 marks) -le $(($(bstat $Q 0 marks_ins) + $(bstat $Q 0 marks_pst))) ]"
+
+# ---- DCTCP-RED: queue length > K at enqueue (before the arriving packet). During the burst only
+# the packets the bucket covers have left, so arrival k finds k - 3 packets queued.
+setup mode red k 10
+check "red: burst" burst $N "tos 0x02"
+check "red: packets arriving to more than K queued are marked" near "$(bstat $Q 0 marks_red)" $((N - 14)) 1
+# ---- Dequeue marking: queue length (with the leaving packet) >= K when it leaves.
+setup mode dequeue k 10
+check "dequeue: burst" burst $N "tos 0x02"
+check "dequeue: packets leaving a queue of K or more are marked" near "$(bstat $Q 0 marks_deq)" $((N - 10 + 1 - 3)) 1
+
+# ---- Probabilistic: linear from 0 at tmin to pmax at tmax; the expected count and its spread
+# come from the predicted sojourns.
+setup mode prob tmin 20ms tmax 200ms pmax 100% seed 7
+check "prob: burst" burst 60 "tos 0x02"
+read -r mean sd <<EOT
+$(sojourns 60 | awk '{ p = ($1 < 20000) ? 0 : ($1 > 200000 ? 1 : ($1 - 20000) / 180000); m += p; v += p * (1 - p) } END { printf "%d %d\n", m + 0.5, sqrt(v) + 0.5 }')
+EOT
+diag "probabilistic: expected $mean +- $sd marks"
+check "prob: marks within 4 standard deviations (+1) of the expectation" near "$(bstat $Q 0 marks_prob)" "$mean" $((4 * sd + 1))
+
+# ---- The limit: a burst beyond it is dropped at enqueue and counted.
+tc qdisc replace dev $Q root handle 1: ecnsharp rate ${RATE}bit burst $BURST limit 20 mode tcn
+np0=$(udp_noports)
+check "limit: 50 packets into a limit of 20" burst 50 "tos 0x02"
+drops=$(bstat $Q 0 drops_limit)
+check "limit: the excess dropped, counted (within one)" near "$drops" $((50 - 20 - 3)) 1
+check "limit: generic drops agree" near "$(qstat $Q drops)" "$drops" 0
+check "limit: the rest delivered" near $(($(udp_noports) - np0)) $((50 - drops)) 0
+check "limit: counters balance" qdisc_balanced $Q
+
+# ---- The shaper holds the configured rate (within 2%) under overload.
+tc qdisc replace dev $Q root handle 1: ecnsharp rate 20mbit limit 1000
+pg_streams 6 $SIZE "tos 0x02" &
+sleep 1.5
+b0=$(qstat $Q bytes); t0=$(uptime_ms)
+sleep 3
+b1=$(qstat $Q bytes); t1=$(uptime_ms)
+wait
+rate=$(((b1 - b0) * 8 * 1000 / (t1 - t0)))
+diag "shaper: $rate bit/s for 20000000 configured"
+check "shaper rate within 2% of 20mbit" near "$rate" 20000000 400000
+wait_drained $Q 30
+check "shaper: counters balance after overload" qdisc_balanced $Q
+
+pg_teardown
+ktap_end
