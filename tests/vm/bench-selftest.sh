@@ -45,6 +45,27 @@ else
 	sed 's/^/# /' "$tmp/oops-build.log" | tail -n 20
 fi
 
+# A module that leaks: on the debug kernel, kmemleak's report fails the run.
+if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
+	kdir_debug=$("$VM_DIR/build-kernel.sh" debug)
+	mkdir -p "$tmp/leak"
+	cp "$VM_DIR/fixtures/leak/Kbuild" "$VM_DIR/fixtures/leak/rust_leak.rs" "$tmp/leak/"
+	if make -s -C "$kdir_debug" M="$tmp/leak" LLVM=1 modules >"$tmp/leak-build.log" 2>&1; then
+		printf 'insmod /test/extra/rust_leak.ko\nexit 0\n' >"$tmp/leak.sh"
+		"$VM_DIR/run-in-vm" --flavour debug --timeout 300 --file "$tmp/leak/rust_leak.ko" "$tmp/leak.sh" >"$tmp/leak.log" 2>&1
+		rc=$?
+		if [ "$rc" -ne 0 ] && grep -q "unreferenced object" "$tmp/leak.log"; then
+			result ok "debug kernel: a leaking module fails the run (kmemleak, status $rc)"
+		else
+			result fail "debug kernel: a leaking module fails the run (got $rc)"
+			tail -n 20 "$tmp/leak.log" | sed 's/^/# /'
+		fi
+	else
+		result fail "the leak fixture module builds"
+		sed 's/^/# /' "$tmp/leak-build.log" | tail -n 20
+	fi
+fi
+
 printf 'sleep 600\n' >"$tmp/hang.sh"
 "$VM_DIR/run-in-vm" --timeout 25 "$tmp/hang.sh" >"$tmp/hang.log" 2>&1
 rc=$?
