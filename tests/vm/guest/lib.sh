@@ -154,7 +154,7 @@ pg_teardown() {
 
 # pg_send COUNT SIZE [PKTGEN-COMMAND...]: send COUNT UDP packets of SIZE bytes from vq through its
 # root qdisc (xmit_mode queue_xmit) to vr, as fast as pktgen goes; each extra argument is one
-# pktgen command (e.g. "tos 0x02", "skb_priority 1", "dst6 fd01::2"). Returns when all are sent.
+# pktgen command (e.g. "tos 02", "skb_priority 1", "dst6 fd01::2"). Returns when all are sent.
 pg_send() {
 	_count=$1
 	_size=$2
@@ -170,7 +170,7 @@ pg_send() {
 }
 
 # pg_streams SECONDS SIZE SPEC...: several concurrent streams on vq, one per SPEC, each a
-# ";"-separated list of pktgen commands (e.g. "skb_priority 0;tos 0x02"); they run for SECONDS.
+# ";"-separated list of pktgen commands (e.g. "skb_priority 0;tos 02"); they run for SECONDS.
 pg_streams() {
 	_secs=$1
 	_size=$2
@@ -231,7 +231,7 @@ uptime_ms() {
 # qopt DEV KEY: an option of DEV's root qdisc. qstat DEV KEY: a generic counter or a qdisc-wide
 # xstat. bstat DEV BAND KEY: a per-band xstat. All raw JSON values (times in microseconds).
 qjson() { tc -s -j qdisc show dev "$1" | jq -c '[.[] | select(.root == true)][0]'; }
-qopt() { qjson "$1" | jq -r ".options.$2"; }
+qopt() { qjson "$1" | jq -c ".options.$2"; }
 qstat() { qjson "$1" | jq -r ".$2"; }
 bstat() { qjson "$1" | jq -r ".bands[$2].$3"; }
 

@@ -137,7 +137,7 @@ check "ecnsharp as a child of a classless qdisc is refused" exits 2 sh -c '
 	/usr/sbin/tc qdisc add dev dum0 root handle 1: pfifo &&
 	/usr/sbin/tc qdisc add dev dum0 parent 1:1 ecnsharp'
 del
-check "as ingress is refused" exits 2 tc qdisc add dev $D ingress handle ffff: ecnsharp 2>/dev/null
+check "at the ingress hook it is refused" exits 2 tc qdisc add dev $D parent ffff:fff1 ecnsharp
 
 ip link del dum0
 ktap_end

@@ -30,7 +30,7 @@ check "unload refused while a qdisc exists" busy_unload
 starve() { tc qdisc replace dev $Q root handle 1: ecnsharp rate 8kbit limit 1000 "$@"; }
 queued() { [ "$(qstat $Q qlen)" -ge "$1" ]; }
 check "starved shaper" starve
-pg_send 100 1000 "tos 0x02"
+pg_send 100 1000 "tos 02"
 check "100 packets arrive, most stay queued" queued 95
 check "backlog in bytes matches qlen" sh -c "[ $(qstat $Q backlog) = $(($(qstat $Q qlen) * 1000)) ]"
 check "counters balance with packets queued" qdisc_balanced $Q
@@ -44,7 +44,7 @@ shrink_under_htb() {
 	tc qdisc replace dev $Q root handle 1: htb default 1 &&
 		tc class add dev $Q parent 1: classid 1:1 htb rate 8kbit ceil 8kbit &&
 		tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp limit 1000 || return 1
-	pg_send 100 1000 "tos 0x02"
+	pg_send 100 1000 "tos 02"
 	tc qdisc change dev $Q parent 1:1 handle 10: ecnsharp limit 10 || return 1
 	j=$(tc -s -j qdisc show dev $Q)
 	echo "$j" | jq -e '
@@ -59,7 +59,7 @@ tc qdisc del dev $Q root
 peek_under_tbf() {
 	tc qdisc replace dev $Q root handle 1: tbf rate 1mbit burst 3000 latency 1s &&
 		tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp mode tcn ins_target 5ms || return 1
-	pg_send 50 1000 "tos 0x02"
+	pg_send 50 1000 "tos 02"
 	i=0
 	while [ "$(tc -s -j qdisc show dev $Q | jq '[.[].qlen] | add')" != 0 ]; do
 		i=$((i + 1)); [ $i -gt 100 ] && return 1; sleep 0.1
@@ -74,7 +74,7 @@ tc qdisc del dev $Q root
 # Device down with packets queued resets the qdisc.
 down_reset() {
 	starve || return 1
-	pg_send 20 1000 "tos 0x02"
+	pg_send 20 1000 "tos 02"
 	ip link set $Q down && ip link set $Q up || return 1
 	[ "$(qstat $Q qlen)" = 0 ] && [ "$(qstat $Q backlog)" = 0 ]
 }
@@ -83,7 +83,7 @@ tc qdisc del dev $Q root
 
 # Replacing ecnsharp by another kind while packets are queued destroys it with its packets.
 check "starved shaper before replacing" starve
-pg_send 20 1000 "tos 0x02"
+pg_send 20 1000 "tos 02"
 check "replace by pfifo with packets queued" tc qdisc replace dev $Q root pfifo
 tc qdisc del dev $Q root 2>/dev/null
 pg_teardown

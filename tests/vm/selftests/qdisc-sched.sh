@@ -62,7 +62,7 @@ wait_drained $Q 30
 
 # SP on top of DWRR: band 0 strict but light (paced below the rate); bands 1 and 2 share 2:1.
 check "strict 1 over dwrr" tc qdisc replace dev $Q root handle 1: ecnsharp bands 3 sched dwrr strict 1 quanta 1500,3000,1500 $MAP rate 20mbit limit 3000
-pg_streams 6 1000 "skb_priority 0;tos 0x02;delay 2000000" "skb_priority 1;tos 0x02" "skb_priority 2;tos 0x02" &
+pg_streams 6 1000 "skb_priority 0;tos 02;delay 2000000" "skb_priority 1;tos 0x02" "skb_priority 2;tos 0x02" &
 sleep 1.5
 window 3
 check "sp+dwrr: the strict band is never dropped" sh -c "[ $(bstat $Q 0 drops_limit) = 0 ]"
