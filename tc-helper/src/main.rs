@@ -16,9 +16,27 @@ fn main() {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut socket = netlink::Socket::default();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let code = cli::run(&args, &mut socket, &mut stdout.lock(), &mut stderr.lock());
+    let (mut out, mut err) = (stdout.lock(), stderr.lock());
+    let socket = netlink::Socket::default();
+    // ECNSHARP_TC_RECORD=FILE: keep what the kernel answers (see docs/tc.md).
+    let code = match std::env::var_os("ECNSHARP_TC_RECORD") {
+        Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+            Ok(file) => {
+                let mut nl = netlink::Recording {
+                    inner: socket,
+                    file,
+                };
+                cli::run(&args, &mut nl, &mut out, &mut err)
+            }
+            Err(e) => {
+                eprintln!("ECNSHARP_TC_RECORD: {}: {e}", path.to_string_lossy());
+                cli::EXIT_SYNTAX
+            }
+        },
+        None => cli::run(&args, &mut { socket }, &mut out, &mut err),
+    };
+    drop((out, err));
     std::process::exit(code);
 }

@@ -93,6 +93,51 @@ impl Netlink for Socket {
     }
 }
 
+/// A [`Netlink`] that also appends every datagram received to a file, each behind its length
+/// (`u32`, little-endian): `ECNSHARP_TC_RECORD=FILE` records what the kernel said, for a bug
+/// report or a test fixture ([`replay`] reads it back).
+pub struct Recording<N> {
+    /// The real thing.
+    pub inner: N,
+    /// Where the datagrams go.
+    pub file: std::fs::File,
+}
+
+impl<N: Netlink> Netlink for Recording<N> {
+    fn send(&mut self, msg: &[u8]) -> io::Result<()> {
+        self.inner.send(msg)
+    }
+
+    fn recv(&mut self) -> io::Result<Vec<u8>> {
+        use std::io::Write;
+        let datagram = self.inner.recv()?;
+        let len = u32::try_from(datagram.len()).map_err(io::Error::other)?;
+        self.file.write_all(&len.to_le_bytes())?;
+        self.file.write_all(&datagram)?;
+        Ok(datagram)
+    }
+
+    fn ifindex(&mut self, name: &str) -> Option<u32> {
+        self.inner.ifindex(name)
+    }
+
+    fn ifname(&mut self, index: u32) -> Option<String> {
+        self.inner.ifname(index)
+    }
+}
+
+/// The datagrams of a recording made with [`Recording`].
+#[cfg(test)]
+pub fn replay(mut recording: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    while let Some((len, rest)) = recording.split_first_chunk::<4>() {
+        let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+        out.push(rest.get(..len)?.to_vec());
+        recording = rest.get(len..)?;
+    }
+    recording.is_empty().then_some(out)
+}
+
 /// A change to a qdisc, as tc's verbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verb {
@@ -445,6 +490,24 @@ mod tests {
         assert_eq!(dump.len(), 36);
         assert_eq!(&dump[4..12], &[38, 0, 0x01, 0x03, 4, 0, 0, 0]);
         assert_eq!(&dump[20..24], &7u32.to_ne_bytes());
+    }
+
+    #[test]
+    fn recording_replays() {
+        let path = std::env::temp_dir().join(format!("ecnsharp-tc-rec-{}", std::process::id()));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut k = Kernel::default();
+        k.answers.push_back(ack(1, 0, None));
+        k.answers.push_back(done(2));
+        let mut rec = Recording { inner: k, file };
+        assert!(talk(&mut rec, b"a", 1).is_ok());
+        assert_eq!(rec.recv().unwrap(), done(2));
+        assert!(rec.recv().is_err());
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(replay(&bytes).unwrap(), [ack(1, 0, None), done(2)]);
+        assert_eq!(replay(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(replay(&[]), Some(vec![]));
     }
 
     #[test]
