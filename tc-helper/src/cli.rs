@@ -790,6 +790,40 @@ mod tests {
         assert_eq!((code, err.as_str()), (2, "Error: bad dump.\n"));
     }
 
+    /// Dumps recorded in the bench VM (`ECNSHARP_TC_RECORD`) after an iperf3 run through
+    /// `ecnsharp bands 3 rate 200mbit` on veth-s (ifindex 2), with what ecnsharp-tc printed
+    /// there: replayed here, the same bytes must print the same text and JSON.
+    #[test]
+    fn recorded_dumps_print_as_in_the_vm() {
+        for (rec, line, want) in [
+            (
+                &include_bytes!("testdata/veth-s-show.rec")[..],
+                "-s qdisc show dev veth-s",
+                include_str!("testdata/veth-s-show.txt"),
+            ),
+            (
+                &include_bytes!("testdata/veth-s-show-json.rec")[..],
+                "-s -j qdisc show dev veth-s",
+                include_str!("testdata/veth-s-show.json"),
+            ),
+        ] {
+            let mut k = Kernel::default();
+            k.links.insert("veth-s".into(), 2);
+            k.answers = netlink::replay(rec).unwrap().into();
+            let (code, out, err) = run_on(&mut k, line);
+            assert_eq!((code, err.as_str()), (0, ""));
+            assert_eq!(out, want, "{line}");
+            assert_eq!(k.sent, [netlink::dump_request(2, 1)]);
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(include_str!("testdata/veth-s-show.json")).unwrap();
+        let q = &v[0];
+        assert_eq!(q["options"]["rate"], 200_000_000);
+        assert_eq!(q["bands"].as_array().unwrap().len(), 3);
+        assert_eq!(q["marks"], q["bands"][1]["marks"]);
+        assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);
+    }
+
     #[test]
     fn tune_runs() {
         let mut k = kernel();

@@ -22,7 +22,11 @@ fn main() {
     let socket = netlink::Socket::default();
     // ECNSHARP_TC_RECORD=FILE: keep what the kernel answers (see docs/tc.md).
     let code = match std::env::var_os("ECNSHARP_TC_RECORD") {
-        Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+        Some(path) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+        {
             Ok(file) => {
                 let mut nl = netlink::Recording {
                     inner: socket,
