@@ -6,6 +6,7 @@
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
+#   make install         install ecnsharp-tc, tc's q_ecnsharp.so and (if built) the module
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 LLVM ?= 1
@@ -13,11 +14,19 @@ RUST_TOOLCHAIN := $(shell sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.t
 export RUSTUP_TOOLCHAIN := $(RUST_TOOLCHAIN)
 # Where run-in-vm wants the module and tools for one bench kernel (set by tests/vm/run-in-vm).
 BENCH_OUT ?=
+# make install: tc's plugin directory (Debian's; tc also honours TC_LIB_DIR at run time), the
+# prefix of ecnsharp-tc, and a staging root.
+TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
+CARGO ?= cargo
+TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
 
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check demo deps kernel kernel-debug bench-artifacts clean
+.PHONY: all module check demo deps kernel kernel-debug bench-artifacts clean install
 
 all: module
 
@@ -41,9 +50,23 @@ bench-artifacts:
 	@if grep -E 'warning[:\[]' "$(BENCH_OUT)/module-build.log"; then \
 		echo "error: the module build has warnings (see above)"; exit 1; fi
 	@cp "$(BENCH_OUT)/module-src/sch_ecnsharp.ko" "$(BENCH_OUT)/sch_ecnsharp.ko"
+	@$(TOOLS_BUILD) > "$(BENCH_OUT)/tools-build.log" 2>&1 || { cat "$(BENCH_OUT)/tools-build.log"; exit 1; }
+	@if grep -E '^warning' "$(BENCH_OUT)/tools-build.log"; then \
+		echo "error: the tools build has warnings (see above)"; exit 1; fi
+	@mkdir -p "$(BENCH_OUT)/tools"
+	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
+	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
 
 check:
 	@tests/check.sh
+
+install:
+	$(TOOLS_BUILD)
+	install -D -m 0755 target/release/ecnsharp-tc "$(DESTDIR)$(PREFIX)/bin/ecnsharp-tc"
+	install -D -m 0644 target/release/libq_ecnsharp.so "$(DESTDIR)$(TC_LIB_DIR)/q_ecnsharp.so"
+	@if [ -f sch_ecnsharp.ko ]; then \
+		$(MAKE) -C "$(KDIR)" M="$(CURDIR)" LLVM=$(LLVM) INSTALL_MOD_PATH="$(DESTDIR)" modules_install; \
+	else echo "make install: no sch_ecnsharp.ko built here ('make' builds it): module not installed"; fi
 
 demo:
 	@tests/demo.sh

@@ -16,6 +16,7 @@
 //!   and the xstats layout shared with the helper and the tc plugin), [`options`] (tc-style text).
 //! - [`engine`]: the per-qdisc state the kernel glue drives from enqueue and dequeue, and
 //!   [`xstats`], its statistics in the uapi layout.
+//! - [`report`]: what the front ends show of a qdisc, its options and xstats as JSON and text.
 //!
 //! The crate attributes live here only: the kernel module includes the other files as modules
 //! of its own crate, where `#![no_std]` would be an unused attribute.
@@ -39,6 +40,7 @@ pub mod persistent;
 pub mod prng;
 pub mod queue_mark;
 pub mod rec_sqrt;
+pub mod report;
 pub mod sched;
 pub mod time;
 pub mod token_bucket;
