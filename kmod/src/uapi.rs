@@ -981,7 +981,12 @@ pub fn encode_xstats(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let bands = bands.get(..MAX_BANDS).unwrap_or(bands);
-    encode_xstats_with(header, bands.len(), |i| bands.get(i).copied().unwrap_or_default(), out)
+    encode_xstats_with(
+        header,
+        bands.len(),
+        |i| bands.get(i).copied().unwrap_or_default(),
+        out,
+    )
 }
 
 /// As [`encode_xstats`], with the records made one at a time by `band(i)` for `i < count`

@@ -43,7 +43,11 @@ impl Engine {
             sojourn_sum_ns: s.sojourn_sum_ns,
             marking_state: u32::from(p.marking_state),
             marking_count: p.marking_count,
-            first_above_time_ns: if p.above_target { p.first_above_time } else { 0 },
+            first_above_time_ns: if p.above_target {
+                p.first_above_time
+            } else {
+                0
+            },
             marking_next_ns: p.marking_next,
             enqueued: s.enqueued,
             drops_config: s.drops_config,
@@ -66,7 +70,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use crate::config::Config;
-    use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, PacketInfo};
+    use crate::engine::{DequeueVerdict, Engine, EnqueueVerdict, PacketInfo};
     use crate::uapi::{decode_xstats, XSTATS_BAND_SIZE, XSTATS_HEADER_SIZE, XSTATS_MAX_SIZE};
 
     #[test]
@@ -102,7 +106,10 @@ mod tests {
         let b0 = x.bands[0];
         assert_eq!((b0.enqueued, b0.packets, b0.bytes), (3, 1, 1000));
         assert_eq!((b0.qlen, b0.backlog, b0.drops_limit), (1, 1000, 1));
-        assert_eq!(b0.enqueued, b0.packets + b0.drops_limit + u64::from(b0.qlen));
+        assert_eq!(
+            b0.enqueued,
+            b0.packets + b0.drops_limit + u64::from(b0.qlen)
+        );
         assert_eq!((b0.marks, b0.marks_by_cause[0]), (1, 1));
         assert_eq!(b0.sojourn_max_ns, 1_000_000);
         assert_eq!(x.bands[1].enqueued, 0);
