@@ -235,8 +235,15 @@ qopt() { qjson "$1" | jq -c ".options.$2"; }
 qstat() { qjson "$1" | jq -r ".$2"; }
 bstat() { qjson "$1" | jq -r ".bands[$2].$3"; }
 
-# qdisc_balanced DEV: every band's counters balance (enqueued = sent + drops + queued) and the
-# bands add up to the qdisc's generic counters.
+# bands_balanced DEV: every band's counters balance: enqueued = sent + drops + queued. The band
+# records are one snapshot (taken under the qdisc lock), so this holds under traffic too.
+bands_balanced() {
+	qjson "$1" | jq -e '.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)' \
+		>/dev/null || { qjson "$1"; return 1; }
+}
+
+# qdisc_balanced DEV: bands_balanced, and the bands add up to the qdisc's generic counters. The
+# kernel reads those at another moment of the dump, so call this only when no packet moves.
 qdisc_balanced() {
 	qjson "$1" | jq -e '
 		(.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen))
