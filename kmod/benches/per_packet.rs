@@ -66,7 +66,7 @@ impl Glue {
         cfg.classify.priomap = core::array::from_fn(|i| i as u8);
         let mut g = Glue {
             engine: Engine::new(&cfg),
-            fifos: (0..16).map(|_| VecDeque::with_capacity(1_024)).collect(),
+            fifos: (0..16).map(|_| VecDeque::with_capacity(128)).collect(),
             bands_log2: bands.trailing_zeros(),
             now: 1_000_000,
             k: 0,
@@ -139,7 +139,7 @@ struct Fifos {
 impl Fifos {
     fn new(bands: u8) -> Self {
         let mut f = Fifos {
-            fifos: (0..16).map(|_| VecDeque::with_capacity(1_024)).collect(),
+            fifos: (0..16).map(|_| VecDeque::with_capacity(128)).collect(),
             bands_log2: bands.trailing_zeros(),
             now: 1_000_000,
             k: 0,
