@@ -369,10 +369,8 @@ impl Engine {
     /// the scheduler, every band's marking state and the shaper (full bucket) start afresh. The
     /// cumulative counters and the PRNG are kept.
     pub fn reset(&mut self) {
-        let mut i = 0;
-        while let Some(band) = Band::new(i) {
+        for band in (0..MAX_BANDS).filter_map(Band::new) {
             self.discard_queued(band);
-            i += 1;
         }
         self.sched.reset();
         self.markers = [BandMarker::new(); MAX_BANDS];
@@ -612,6 +610,13 @@ mod tests {
         assert_eq!(e.select(), None);
         assert!(!e.shaper().is_enabled());
         assert_eq!(e.scheduler().bands(), 1);
+    }
+
+    /// The qdisc's private area holds the engine: keep it within 4 KiB.
+    #[test]
+    fn size_budget() {
+        let size = core::mem::size_of::<Engine>();
+        assert!(size <= 4_096, "{size}");
     }
 
     #[test]
