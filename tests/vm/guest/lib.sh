@@ -200,6 +200,14 @@ pg_streams() {
 	return 0
 }
 
+# fill COUNT: COUNT ICMP echo requests of 1014 bytes on the wire (1000 IP) from vq, 100 per
+# second, without waiting for them to leave (pktgen waits until its last packet is freed, so it
+# cannot leave packets stuck behind a starved shaper).
+fill() {
+	ping -q -c "$1" -i 0.01 -s 972 -w $(($1 / 100 + 2)) 10.1.0.2 >/dev/null 2>&1
+	return 0
+}
+
 # wait_drained DEV [TIMEOUT_S]: until DEV's root qdisc holds no packet.
 wait_drained() {
 	_n=0
