@@ -334,7 +334,9 @@ pub fn sojourn_mean_ns(band: &XstatsBand) -> u64 {
 }
 
 /// Writes the xstats as JSON fields, flat in the qdisc's object as tc puts fq_codel's: `marks`,
-/// `throttled` and `shaper_burst`, then a `bands` array with one object per band. Times of
+/// `throttled`, `shaper_burst` and `now` (the kernel's monotonic time of the dump, in us, so
+/// that rates computed from two dumps carry no userspace timing jitter), then a `bands` array
+/// with one object per band. Times of
 /// Algorithm 1 are relative to the dump (`first_above_time` negative: that long ago), `null`
 /// when they mean nothing (below target; not in the marking state).
 pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
@@ -344,6 +346,7 @@ pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
     sink.value(Some("throttled"), num(h.throttled, Unit::Count));
     let burst = h.burst_bytes.into();
     sink.value(Some("shaper_burst"), num(burst, Unit::Bytes));
+    sink.value(Some("now"), num(h.now_ns, Unit::Nanos));
     sink.begin_array("bands");
     for (index, b) in x.bands().iter().enumerate() {
         sink.begin_object(None);
@@ -792,7 +795,7 @@ mod tests {
             \"marking_next\":50.5}";
         let band1_tail = "\"marking_state\":false,\"marking_count\":0,\
             \"first_above_time\":null,\"marking_next\":null}";
-        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"bands\":[";
+        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"now\":10000,\"bands\":[";
         assert!(j.out.starts_with(head), "{}", j.out);
         assert!(j.out.contains(band0), "{}", j.out);
         assert!(j.out.ends_with(&format!("{band1_tail}]}}")), "{}", j.out);

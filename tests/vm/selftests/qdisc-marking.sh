@@ -171,13 +171,19 @@ check "limit: counters balance" qdisc_balanced $Q
 # 1.5x the rate (flat out, it would starve the guest's CPU and make the clock readings noisy).
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: ecnsharp rate 20mbit limit 1000
+# Bytes and time come from the same dumps: "now" is the kernel's clock at the dump.
+bytes_now() { qjson $Q | jq -r '"\(.bytes) \(.now | floor)"'; }
 pg_streams 9 $SIZE "tos 02;delay 266000" &
 sleep 2
-b0=$(qstat $Q bytes); t0=$(uptime_ms)
+read -r b0 t0 <<EOT
+$(bytes_now)
+EOT
 sleep 5
-b1=$(qstat $Q bytes); t1=$(uptime_ms)
+read -r b1 t1 <<EOT
+$(bytes_now)
+EOT
 wait
-rate=$(((b1 - b0) * 8 * 1000 / (t1 - t0)))
+rate=$(((b1 - b0) * 8 * 1000000 / (t1 - t0)))
 diag "shaper: $rate bit/s for 20000000 configured, $(qstat $Q drops) drops (the queue stayed full)"
 check "shaper: the queue stayed backlogged (limit drops)" sh -c "[ $(qstat $Q drops) -gt 0 ]"
 check "shaper rate within 2% of 20mbit" near "$rate" 20000000 400000
