@@ -26,7 +26,7 @@ TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check demo deps kernel kernel-debug bench-artifacts clean install
+.PHONY: all module check demo deps kernel kernel-debug bench-artifacts module-clippy clean install
 
 all: module
 
@@ -56,6 +56,17 @@ bench-artifacts:
 	@mkdir -p "$(BENCH_OUT)/tools"
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+
+# The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
+# copy of the sources of its own (it rebuilds everything); any warning fails.
+module-clippy:
+	@test -n "$(BENCH_OUT)" || { echo "error: BENCH_OUT is not set"; exit 1; }
+	@rm -rf "$(BENCH_OUT)/clippy-src" && mkdir -p "$(BENCH_OUT)/clippy-src"
+	@cp -a --parents $(MODULE_SOURCES) "$(BENCH_OUT)/clippy-src/"
+	@$(MAKE) -s -C "$(KDIR)" M="$(BENCH_OUT)/clippy-src" LLVM=$(LLVM) CLIPPY=1 modules \
+		> "$(BENCH_OUT)/clippy.log" 2>&1 || { cat "$(BENCH_OUT)/clippy.log"; exit 1; }
+	@if grep -E -A8 'warning[:\[]' "$(BENCH_OUT)/clippy.log"; then \
+		echo "error: clippy (CLIPPY=1) warns about the module (see above)"; exit 1; fi
 
 check:
 	@tests/check.sh

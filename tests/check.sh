@@ -64,6 +64,10 @@ if [ -x kmod/fuzz/run.sh ]; then
 fi
 
 step "bench kernel builds or is cached" tests/vm/build-kernel.sh default
+kernel_clippy() {
+	make -s module-clippy KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out"
+}
+step "module clean under the kernel's clippy (make CLIPPY=1)" kernel_clippy
 tests/vm/bench-selftest.sh 2>&1 | tee "$out/bench.log" | grep -E '^(ok|not ok|#)'
 count "$out/bench.log"
 

@@ -65,7 +65,7 @@ impl EcnSharp {
         let Some(skb) = fifo.pop() else {
             return false;
         };
-        self.engine.drop_queued(band, skb.len(), fifo.head_len());
+        self.engine.drop_queued(band, skb.pkt_len(), fifo.head_len());
         sch.drop_queued(skb);
         true
     }
@@ -110,7 +110,7 @@ impl QdiscOps for EcnSharp {
     }
 
     fn enqueue(&mut self, _sch: &mut Qdisc<'_>, mut skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued {
-        let len = skb.len();
+        let len = skb.pkt_len();
         let info = PacketInfo {
             len,
             priority: skb.priority(),

@@ -39,6 +39,28 @@ const fn build_cache() -> [u32; CACHE_LEN] {
     table
 }
 
+/// `floor(sqrt(v))`, bit by bit (`u64::isqrt` needs rustc 1.84 in a `const fn`; the module builds
+/// with the kernel's minimum, 1.78). No division; at most 32 rounds.
+const fn isqrt_u64(v: u64) -> u64 {
+    let mut rest = v;
+    let mut root = 0u64;
+    let mut bit = 1u64 << 62;
+    while bit > v {
+        bit >>= 2;
+    }
+    while bit != 0 {
+        // root + bit <= 2^63 and rest <= v: nothing wraps.
+        if rest >= root.wrapping_add(bit) {
+            rest = rest.wrapping_sub(root.wrapping_add(bit));
+            root = (root >> 1).wrapping_add(bit);
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    root
+}
+
 /// `1/sqrt(count)` in Q0.32, correctly rounded; counts 0 and 1 give [`REC_INV_SQRT_ONE`].
 ///
 /// An integer square root (one 64-bit division) and 128-bit multiplications (wrapping, which they
@@ -51,7 +73,7 @@ pub const fn rec_inv_sqrt_exact(count: u32) -> u32 {
     let n = count as u128;
     // floor(sqrt(floor((2^64 - 1) / n))) is floor(sqrt(2^64 / n)) or one less (when n is a power
     // of two). r < 2^32 / sqrt(2), so (2r + 3)^2 n < 2^98: nothing below can wrap.
-    let mut r = (u64::MAX / count as u64).isqrt() as u128;
+    let mut r = isqrt_u64(u64::MAX / count as u64) as u128;
     let next = r.wrapping_add(1);
     if next.wrapping_mul(next).wrapping_mul(n) <= 1 << 64 {
         r = next;
@@ -109,6 +131,20 @@ pub fn interval_over_sqrt(interval: Nanos, rec_inv_sqrt: u32) -> Nanos {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn isqrt_matches_std() {
+        for v in (0..100_000u64).chain([u64::MAX, u64::MAX - 1, 1 << 62, (1 << 62) - 1, 1 << 63]) {
+            assert_eq!(isqrt_u64(v), v.isqrt(), "{v}");
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            assert_eq!(isqrt_u64(x), x.isqrt(), "{x}");
+        }
+    }
     use proptest::prelude::*;
 
     const Q32: f64 = 4_294_967_296.0;

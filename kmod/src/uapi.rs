@@ -581,7 +581,7 @@ fn get_u8_count(nla: &Nla<'_>, attr: Attr) -> Result<u8, ConfigError> {
 /// attribute describes the whole array whatever the configuration it is applied to.
 fn get_band_array(nla: &Nla<'_>, attr: Attr, rest: u32) -> Result<[u32; MAX_BANDS], ConfigError> {
     let n = nla.payload.len();
-    if n == 0 || !n.is_multiple_of(4) || n > 4 * MAX_BANDS {
+    if n == 0 || n % 4 != 0 || n > 4 * MAX_BANDS {
         return Err(ConfigError::new(attr, attr.length_message()));
     }
     let mut out = [rest; MAX_BANDS];
@@ -852,7 +852,12 @@ struct Get<'a>(&'a [u8]);
 
 impl Get<'_> {
     fn array<const N: usize>(&mut self) -> [u8; N] {
-        let (head, tail) = self.0.split_at_checked(N).unwrap_or((&[], &[]));
+        // (No `split_at_checked`: the module must build with the kernel's minimum rustc, 1.78.)
+        let (head, tail) = if self.0.len() >= N {
+            self.0.split_at(N)
+        } else {
+            (&[][..], &[][..])
+        };
         self.0 = tail;
         head.try_into().unwrap_or([0; N])
     }
@@ -1007,9 +1012,10 @@ pub fn encode_xstats_with(
     h.header_size = XSTATS_HEADER_SIZE as u32;
     h.band_size = XSTATS_BAND_SIZE as u32;
     h.bands = u32::try_from(count).unwrap_or(0);
-    let (head, records) = out
-        .split_at_mut_checked(XSTATS_HEADER_SIZE)
-        .ok_or(EncodeError::NoSpace)?;
+    if out.len() < XSTATS_HEADER_SIZE {
+        return Err(EncodeError::NoSpace);
+    }
+    let (head, records) = out.split_at_mut(XSTATS_HEADER_SIZE);
     fill(head, &[&h.to_bytes()]);
     for (i, dst) in records.chunks_exact_mut(XSTATS_BAND_SIZE).enumerate() {
         fill(dst, &[&band(i).to_bytes()]);

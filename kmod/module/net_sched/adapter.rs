@@ -69,6 +69,11 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.init`: RTNL held, the qdisc not yet visible to the data path.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, with a qdisc of this kind, its `TCA_OPTIONS` (or null) and the
+    /// request's extack (or null).
     unsafe extern "C" fn init(
         sch: *mut bindings::Qdisc,
         opt: *mut bindings::nlattr,
@@ -89,6 +94,11 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.change`: RTNL held; the data path runs concurrently, so we take the tree lock.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, under RTNL, with a live qdisc of this kind, its `TCA_OPTIONS`
+    /// (or null) and the request's extack (or null).
     unsafe extern "C" fn change(
         sch: *mut bindings::Qdisc,
         opt: *mut bindings::nlattr,
@@ -118,6 +128,11 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.enqueue`: root lock held.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, with the root lock held, a live qdisc of this kind, the only
+    /// reference to `skb`, and the `to_free` list of this enqueue.
     unsafe extern "C" fn enqueue(
         skb: *mut bindings::sk_buff,
         sch: *mut bindings::Qdisc,
@@ -166,6 +181,10 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.dequeue`: root lock held.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, with the root lock held and a live qdisc of this kind.
     unsafe extern "C" fn dequeue(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
         // SAFETY: the stack calls dequeue on a live qdisc with the root lock held.
         match unsafe { Self::next(sch) } {
@@ -176,6 +195,10 @@ impl<T: QdiscOps> Adapter<T> {
 
     /// `Qdisc_ops.peek`: as `qdisc_peek_dequeued`, but the parents hear of drops only after the
     /// packet is parked in `gso_skb`, so they never see the qdisc empty while it holds one.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, with the root lock held and a live qdisc of this kind.
     unsafe extern "C" fn peek(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
         // SAFETY: valid qdisc, root lock held.
         let parked = unsafe { bindings::ecnsharp_shim_peeked(sch) };
@@ -206,6 +229,10 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.reset`: root lock held (the shim cancelled the watchdog).
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, with the root lock held and a live qdisc of this kind.
     unsafe extern "C" fn reset(sch: *mut bindings::Qdisc) {
         // SAFETY: valid qdisc, root lock held.
         if let Some(mut q) = unsafe { Qdisc::from_raw(sch, Context::Data) } {
@@ -218,6 +245,10 @@ impl<T: QdiscOps> Adapter<T> {
 
     /// `Qdisc_ops.destroy`: RTNL held, the qdisc unreachable from the data path; runs even when
     /// init failed (the state is then as zeroed or as init left it).
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, once, as the last callback of a qdisc of this kind.
     unsafe extern "C" fn destroy(sch: *mut bindings::Qdisc) {
         // SAFETY: the qdisc is going away: nothing else references its state, which is a valid
         // `T`; it is never used again after being dropped here (the stack frees the memory).
@@ -225,6 +256,10 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.dump`: RTNL held; the tree lock keeps the data path out while we read.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, under RTNL, with a live qdisc of this kind and the dump message.
     unsafe extern "C" fn dump(sch: *mut bindings::Qdisc, skb: *mut bindings::sk_buff) -> c_int {
         from_result(|| {
             let mut buf = KVec::<u8>::from_elem(0, T::OPTIONS_MAX, GFP_KERNEL)?;
@@ -245,6 +280,10 @@ impl<T: QdiscOps> Adapter<T> {
     }
 
     /// `Qdisc_ops.dump_stats`: RTNL held; the tree lock keeps the data path out while we read.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, under RTNL, with a live qdisc of this kind and the stats dump.
     unsafe extern "C" fn dump_stats(sch: *mut bindings::Qdisc, d: *mut bindings::gnet_dump) -> c_int {
         from_result(|| {
             let mut buf = KVec::<u8>::from_elem(0, T::XSTATS_MAX, GFP_KERNEL)?;

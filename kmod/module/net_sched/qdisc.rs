@@ -96,7 +96,7 @@ impl<'a> Qdisc<'a> {
     /// Drops a packet taken from the queue: counts it in `drops`, takes it off `qlen` and
     /// `backlog`, frees it, and remembers it for the parents.
     pub fn drop_queued(&mut self, skb: Skb) {
-        let len = skb.len();
+        let len = skb.pkt_len();
         // SAFETY: the qdisc is valid and locked; the skb is valid (its own invariant).
         unsafe { bindings::ecnsharp_shim_removed(self.as_ptr(), skb.as_ptr()) };
         self.pending_drops = self.pending_drops.saturating_add(1);
@@ -134,7 +134,7 @@ pub(crate) enum EnqueuedKind {
 }
 
 impl Enqueued {
-    /// The packet, `len` bytes long (its [`Skb::len`] before it was queued), is now in a queue.
+    /// The packet, `len` bytes long (its [`Skb::pkt_len`] before it was queued), is now in a queue.
     pub fn queued(len: u32) -> Enqueued {
         Enqueued(EnqueuedKind::Queued(len))
     }

@@ -48,7 +48,7 @@ impl Skb {
     }
 
     /// Length for queue accounting (`qdisc_pkt_len`: the wire length, size tables applied).
-    pub fn len(&self) -> u32 {
+    pub fn pkt_len(&self) -> u32 {
         // SAFETY: by the type invariant the skb is valid.
         unsafe { bindings::ecnsharp_shim_skb_len(self.as_ptr()) }
     }
