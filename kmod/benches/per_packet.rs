@@ -333,7 +333,37 @@ fn overflow_checks_on() -> bool {
     panicked
 }
 
+/// `PER_PACKET_PROFILE="engine: 8 bands DWRR"` (a case name, or a unique part of one) runs only
+/// that case for `PER_PACKET_PACKETS` packets (default 1 million) and exits: a short,
+/// deterministic run for `valgrind --tool=callgrind`.
+fn profile(name: &str) {
+    let packets: u64 = std::env::var("PER_PACKET_PACKETS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000);
+    let Some((full, make)) = cases().into_iter().find(|(n, _)| n.contains(name)) else {
+        eprintln!("no case matches {name:?}");
+        std::process::exit(2);
+    };
+    fn run<T>(mut state: T, packets: u64, f: impl Fn(&mut T)) {
+        for _ in 0..packets {
+            f(&mut state);
+        }
+        black_box(&mut state);
+    }
+    match make() {
+        Case::Mark(m) => run(m, packets, MarkOnly::packet),
+        Case::Engine(g) => run(*g, packets, Glue::packet),
+        Case::Reference(f) => run(f, packets, Fifos::packet),
+    }
+    println!("{full}: {packets} packets");
+}
+
 fn main() {
+    if let Ok(name) = std::env::var("PER_PACKET_PROFILE") {
+        profile(&name);
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     {
         let mut group = c.benchmark_group("per_packet");
