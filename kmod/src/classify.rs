@@ -14,6 +14,7 @@ use crate::config::{ClassifyMode, ClassifyParams};
 /// - [`ClassifyMode::Dscp`]: `dscpmap[dsfield >> 2]`; the ECN bits are ignored. Packets without
 ///   a DS field (ARP, LLDP and other non-IP traffic) go to band 0: that is where DSCP 0 goes with
 ///   the default map, and this control traffic must not starve behind strict bands.
+#[inline]
 pub fn classify(p: &ClassifyParams, bands: u8, priority: u32, dsfield: Option<u8>) -> Band {
     let mapped = match p.mode {
         ClassifyMode::Priority => p.priomap.get((priority & 15) as usize).copied(),

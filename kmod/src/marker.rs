@@ -48,6 +48,7 @@ impl BandMarker {
 
     /// At enqueue: DCTCP-RED, if [`Modes::QUEUE_ENQUEUE`] is on. `qlen` and `backlog` are the
     /// band's packets and bytes BEFORE the arriving packet ("upon its arrival").
+    #[inline]
     pub fn on_enqueue(&self, p: &MarkingParams, qlen: u32, backlog: u64) -> CauseSet {
         if p.modes.contains(Modes::QUEUE_ENQUEUE)
             && enqueue_mark(queue_len(p.k_unit, qlen, backlog), p.k)
@@ -64,6 +65,7 @@ impl BandMarker {
     /// instantaneous rule marks anyway; the result holds every cause that fired. Dequeue marking
     /// compares `pkt.qlen + 1` packets or `pkt.backlog + pkt.pkt_len` bytes (the queue with the
     /// leaving packet still in it) with K. `rng` is drawn from only inside the probabilistic ramp.
+    #[inline]
     pub fn on_dequeue(
         &mut self,
         p: &MarkingParams,
@@ -98,6 +100,7 @@ impl BandMarker {
 
     /// The band ran empty: forget the persistent state if `p.idle_reset` (the default), so that a
     /// new burst must again stay above `pst_target` for `pst_interval` before it is marked.
+    #[inline]
     pub fn on_idle(&mut self, p: &MarkingParams) {
         if p.idle_reset {
             self.persistent.reset();

@@ -122,6 +122,7 @@ impl TokenBucket {
 
     /// The cost of `len` bytes in whole nanoseconds with the running fraction carried in, and
     /// the new fraction.
+    #[inline]
     const fn cost(&self, len: u32) -> (Nanos, u64) {
         // Both factors are below 2^32, so the product fits.
         let product = (len as u64).wrapping_mul(self.mult);
@@ -137,6 +138,7 @@ impl TokenBucket {
     ///
     /// A packet may leave once the bucket holds its cost, or is full if the packet costs more
     /// than the whole bucket: that one then leaves with the bucket in debt, so it is never stuck.
+    #[inline]
     pub const fn earliest(&self, now: Nanos, len: u32) -> Option<Nanos> {
         if !self.is_enabled() {
             return None;
@@ -157,6 +159,7 @@ impl TokenBucket {
     }
 
     /// A packet of `len` bytes left at `now`: take its cost from the bucket (into debt if need be).
+    #[inline]
     pub fn consume(&mut self, now: Nanos, len: u32) {
         if !self.is_enabled() {
             return;

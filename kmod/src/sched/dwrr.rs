@@ -65,6 +65,7 @@ impl Dwrr {
 
     /// `band` became backlogged with a head packet of `head_len` bytes: it joins the tail of the
     /// ring with a full quantum of deficit, as `sch_drr` does. Ignored if already in the ring.
+    #[inline]
     pub fn activate(&mut self, band: Band, head_len: u32) {
         if self.members.contains(band) {
             return;
@@ -102,8 +103,9 @@ impl Dwrr {
         if self.deficit[h] >= self.head_len[h] {
             return Some(head);
         }
-        // One step of the round-by-round loop: a quantum for the head, which becomes the tail.
-        // Saturating as the walk does: a deficit of u32::MAX covers any packet.
+        // One step of the round-by-round loop: a quantum for the head (saturating, as the walk
+        // does), which becomes the tail. Branches, not selects: measured faster here even with
+        // random packet sizes, since a predicted branch lets consecutive packets overlap.
         self.deficit[h] = self.deficit[h].saturating_add(self.quantum[h]);
         self.tail = head;
         let next = self.next[h];
@@ -197,11 +199,13 @@ impl Dwrr {
     }
 
     /// Whether `band` is in the ring.
+    #[inline]
     pub fn is_active(&self, band: Band) -> bool {
         self.members.contains(band)
     }
 
     /// The bands in the ring.
+    #[inline]
     pub fn backlogged(&self) -> BandSet {
         self.members
     }
