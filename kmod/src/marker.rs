@@ -82,6 +82,22 @@ impl BandMarker {
         {
             causes = causes.with(MarkCause::Persistent);
         }
+        // One test for the two rules ECN# does not use, which stay out of line.
+        if p.modes.0 & (Modes::QUEUE_DEQUEUE.0 | Modes::PROBABILISTIC.0) != 0 {
+            causes = causes.union(Self::other_dequeue_rules(p, prob, rng, pkt));
+        }
+        causes
+    }
+
+    /// Dequeue marking and the probabilistic rule, for [`BandMarker::on_dequeue`].
+    #[inline(never)]
+    fn other_dequeue_rules(
+        p: &MarkingParams,
+        prob: &ProbLaw,
+        rng: &mut Prng,
+        pkt: &Departure,
+    ) -> CauseSet {
+        let mut causes = CauseSet::EMPTY;
         if p.modes.contains(Modes::QUEUE_DEQUEUE) {
             let len_with_packet = queue_len(
                 p.k_unit,
