@@ -82,11 +82,13 @@ impl Glue {
         let k = self.k;
         self.k += 1;
         self.now += step(k);
-        let p = PacketInfo {
+        // Opaque, as the skb fields the kernel glue reads are: with the engine inlined, the
+        // compiler must not fold the constant DS field into the classification and ECN checks.
+        let p = black_box(PacketInfo {
             len: LENS[((k >> self.bands_log2) & 7) as usize],
             priority: (k & ((1 << self.bands_log2) - 1)) as u32,
             dsfield: Some(0b10),
-        };
+        });
         if let EnqueueVerdict::Queue { band, mark } = self.engine.enqueue(&p) {
             let ecn = if mark.is_empty() { Ecn::Ect0 } else { Ecn::Ce };
             self.fifos[band.index()].push_back(Pkt {

@@ -189,7 +189,7 @@ impl Engine {
     /// and make the band schedulable if it was empty.
     ///
     /// There is no `now`: the glue stamps the packet itself for [`Engine::dequeue`].
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
         let band = self.classify(pkt);
         let len = pkt.len;
