@@ -65,7 +65,7 @@ impl BandMarker {
     /// instantaneous rule marks anyway; the result holds every cause that fired. Dequeue marking
     /// compares `pkt.qlen + 1` packets or `pkt.backlog + pkt.pkt_len` bytes (the queue with the
     /// leaving packet still in it) with K. `rng` is drawn from only inside the probabilistic ramp.
-    #[inline]
+    #[inline(always)]
     pub fn on_dequeue(
         &mut self,
         p: &MarkingParams,
@@ -82,34 +82,18 @@ impl BandMarker {
         {
             causes = causes.with(MarkCause::Persistent);
         }
-        // One test for the two rules ECN# does not use, which stay out of line.
+        // One test for the two rules ECN# does not use, which stay out of line (taking scalars,
+        // so that the usual path need not build the departure in memory).
         if p.modes.0 & (Modes::QUEUE_DEQUEUE.0 | Modes::PROBABILISTIC.0) != 0 {
-            causes = causes.union(Self::other_dequeue_rules(p, prob, rng, pkt));
-        }
-        causes
-    }
-
-    /// Dequeue marking and the probabilistic rule, for [`BandMarker::on_dequeue`].
-    #[inline(never)]
-    fn other_dequeue_rules(
-        p: &MarkingParams,
-        prob: &ProbLaw,
-        rng: &mut Prng,
-        pkt: &Departure,
-    ) -> CauseSet {
-        let mut causes = CauseSet::EMPTY;
-        if p.modes.contains(Modes::QUEUE_DEQUEUE) {
-            let len_with_packet = queue_len(
-                p.k_unit,
-                pkt.qlen.saturating_add(1),
-                pkt.backlog.saturating_add(u64::from(pkt.pkt_len)),
-            );
-            if dequeue_mark(len_with_packet, p.k) {
+            if p.modes.contains(Modes::QUEUE_DEQUEUE)
+                && dequeue_rule(p, pkt.qlen, pkt.backlog, pkt.pkt_len)
+            {
                 causes = causes.with(MarkCause::QueueDequeue);
             }
-        }
-        if p.modes.contains(Modes::PROBABILISTIC) && prob.should_mark(pkt.sojourn, rng) {
-            causes = causes.with(MarkCause::Probabilistic);
+            if p.modes.contains(Modes::PROBABILISTIC) && probabilistic_rule(prob, rng, pkt.sojourn)
+            {
+                causes = causes.with(MarkCause::Probabilistic);
+            }
         }
         causes
     }
@@ -122,6 +106,24 @@ impl BandMarker {
             self.persistent.reset();
         }
     }
+}
+
+/// Dequeue marking for a packet leaving `qlen` packets and `backlog` bytes behind: the queue
+/// with the packet still in it against K.
+#[inline(never)]
+fn dequeue_rule(p: &MarkingParams, qlen: u32, backlog: u64, pkt_len: u32) -> bool {
+    let len_with_packet = queue_len(
+        p.k_unit,
+        qlen.saturating_add(1),
+        backlog.saturating_add(u64::from(pkt_len)),
+    );
+    dequeue_mark(len_with_packet, p.k)
+}
+
+/// The probabilistic rule, out of line.
+#[inline(never)]
+fn probabilistic_rule(prob: &ProbLaw, rng: &mut Prng, sojourn: Nanos) -> bool {
+    prob.should_mark(sojourn, rng)
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl PersistentState {
 
     /// A due mark in the marking state: count it and schedule the next one. Out of line, so
     /// that the far more common packets that are not due stay short.
-    #[inline(never)]
+    #[inline]
     fn mark_due(&mut self, now: Nanos, p: &MarkingParams) {
         self.marking_count = self.marking_count.saturating_add(1);
         self.rec_inv_sqrt = rec_inv_sqrt_next(self.rec_inv_sqrt, self.marking_count);
