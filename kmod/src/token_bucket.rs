@@ -126,10 +126,14 @@ impl TokenBucket {
     const fn cost(&self, len: u32) -> (Nanos, u64) {
         // Both factors are below 2^32, so the product fits.
         let product = (len as u64).wrapping_mul(self.mult);
-        let mask = (1u64 << self.shift).wrapping_sub(1);
+        // `shift` is at most 62: the wrapping shifts are exact, and unlike `<<` and `>>` they carry
+        // no overflow check, which the compiler cannot prove away (a panic path per packet).
+        let mask = 1u64.wrapping_shl(self.shift).wrapping_sub(1);
         // frac and the low bits are each below 2^shift <= 2^62: their sum fits.
         let frac = self.frac.wrapping_add(product & mask);
-        let whole = (product >> self.shift).wrapping_add(frac >> self.shift);
+        let whole = product
+            .wrapping_shr(self.shift)
+            .wrapping_add(frac.wrapping_shr(self.shift));
         (whole, frac & mask)
     }
 
@@ -183,9 +187,9 @@ impl Default for TokenBucket {
     }
 }
 
-/// `len * mult >> shift`, rounded down.
+/// `len * mult >> shift`, rounded down (`shift` at most 62, so the wrapping shift is exact).
 const fn scale(len: u32, mult: u64, shift: u32) -> Nanos {
-    (len as u64).wrapping_mul(mult) >> shift
+    (len as u64).wrapping_mul(mult).wrapping_shr(shift)
 }
 
 /// Nanoseconds per byte at `rate_bps` (not 0) as `(mult, shift)`, `mult / 2^shift`, with `mult`
@@ -204,9 +208,12 @@ const fn ns_per_byte(rate_bps: u64) -> (u64, u32) {
     while quotient < 1 << 31 && shift < 62 {
         // One more quotient bit: double the remainder without overflowing (it is < divisor).
         quotient <<= 1;
-        if remainder >= divisor - remainder {
+        // remainder < divisor, so neither subtraction wraps; wrapping_sub carries no overflow
+        // check that the compiler cannot prove away.
+        let room = divisor.wrapping_sub(remainder);
+        if remainder >= room {
             quotient |= 1;
-            remainder -= divisor - remainder;
+            remainder = remainder.wrapping_sub(room);
         } else {
             remainder <<= 1;
         }
