@@ -20,6 +20,9 @@ use ecnsharp::marker::{BandMarker, Departure};
 use ecnsharp::prng::Prng;
 use ecnsharp::time::Nanos;
 
+// The harness's own arithmetic wraps, so that `-C overflow-checks=on` changes only the engine's
+// code: the FIFO reference is the same loop in both builds.
+
 /// Packets in the queue in steady state (all bands together).
 const DEPTH: u64 = 64;
 /// Packet sizes, cycled so that every band sees every size.
@@ -82,13 +85,13 @@ impl Glue {
     #[inline(always)]
     fn enqueue(&mut self) {
         let k = self.k;
-        self.k += 1;
-        self.now += step(k);
+        self.k = k.wrapping_add(1);
+        self.now = self.now.wrapping_add(step(k));
         // Opaque, as the skb fields the kernel glue reads are: with the engine inlined, the
         // compiler must not fold the constant DS field into the classification and ECN checks.
         let p = black_box(PacketInfo {
-            len: LENS[((k >> self.bands_log2) & 7) as usize],
-            priority: (k & ((1 << self.bands_log2) - 1)) as u32,
+            len: LENS[(k.wrapping_shr(self.bands_log2) & 7) as usize],
+            priority: (k & (1u64.wrapping_shl(self.bands_log2).wrapping_sub(1))) as u32,
             dsfield: Some(0b10),
         });
         if let EnqueueVerdict::Queue { band, mark } = self.engine.enqueue(&p) {
@@ -158,11 +161,11 @@ impl Fifos {
     #[inline(always)]
     fn push(&mut self) {
         let k = self.k;
-        self.k += 1;
-        self.now += step(k);
-        let band = (k & ((1 << self.bands_log2) - 1)) as usize;
+        self.k = k.wrapping_add(1);
+        self.now = self.now.wrapping_add(step(k));
+        let band = (k & (1u64.wrapping_shl(self.bands_log2).wrapping_sub(1))) as usize;
         self.fifos[band].push_back(Pkt {
-            len: LENS[((k >> self.bands_log2) & 7) as usize],
+            len: LENS[(k.wrapping_shr(self.bands_log2) & 7) as usize],
             at: self.now,
             ecn: Ecn::Ect0,
         });
@@ -171,8 +174,8 @@ impl Fifos {
     #[inline(always)]
     fn packet(&mut self) {
         self.push();
-        let band = (self.next_out & ((1 << self.bands_log2) - 1)) as usize;
-        self.next_out += 1;
+        let band = (self.next_out & (1u64.wrapping_shl(self.bands_log2).wrapping_sub(1))) as usize;
+        self.next_out = self.next_out.wrapping_add(1);
         if let Some(p) = self.fifos[band].pop_front() {
             black_box((p.len, p.at, p.ecn));
         }
@@ -205,11 +208,11 @@ impl MarkOnly {
     #[inline(always)]
     fn packet(&mut self) {
         let s = step(self.k);
-        self.k += 1;
-        self.now += s;
+        self.k = self.k.wrapping_add(1);
+        self.now = self.now.wrapping_add(s);
         let departure = Departure {
             now: self.now,
-            sojourn: s * DEPTH,
+            sojourn: s.wrapping_mul(DEPTH),
             qlen: DEPTH as u32,
             backlog: DEPTH * 1_000,
             pkt_len: 1_000,
