@@ -69,7 +69,23 @@ impl PersistentState {
                 return false;
             }
             if now > self.marking_next {
-                self.mark_due(now, p);
+                self.marking_count = self.marking_count.saturating_add(1);
+                self.rec_inv_sqrt = rec_inv_sqrt_next(self.rec_inv_sqrt, self.marking_count);
+                self.marking_next = match p.control_law {
+                    // `+=`: after a long gap `marking_next` may stay behind `now`, and the next
+                    // packets are marked until it catches up, as the paper writes it.
+                    ControlLaw::InvSqrt => self
+                        .marking_next
+                        .saturating_add(interval_over_sqrt(p.pst_interval, self.rec_inv_sqrt)),
+                    ControlLaw::Linear => self.marking_next.saturating_add(
+                        p.pst_interval
+                            .checked_div(u64::from(self.marking_count))
+                            .unwrap_or(p.pst_interval),
+                    ),
+                    ControlLaw::Ns3 => {
+                        now.saturating_add(interval_over_sqrt(p.pst_interval, self.rec_inv_sqrt))
+                    }
+                };
                 return true;
             }
         } else if detected {
@@ -80,29 +96,6 @@ impl PersistentState {
             return true;
         }
         false
-    }
-
-    /// A due mark in the marking state: count it and schedule the next one. Out of line, so
-    /// that the far more common packets that are not due stay short.
-    #[inline]
-    fn mark_due(&mut self, now: Nanos, p: &MarkingParams) {
-        self.marking_count = self.marking_count.saturating_add(1);
-        self.rec_inv_sqrt = rec_inv_sqrt_next(self.rec_inv_sqrt, self.marking_count);
-        self.marking_next = match p.control_law {
-            // `+=`: after a long gap `marking_next` may stay behind `now`, and the next
-            // packets are marked until it catches up, as the paper writes it.
-            ControlLaw::InvSqrt => self
-                .marking_next
-                .saturating_add(interval_over_sqrt(p.pst_interval, self.rec_inv_sqrt)),
-            ControlLaw::Linear => self.marking_next.saturating_add(
-                p.pst_interval
-                    .checked_div(u64::from(self.marking_count))
-                    .unwrap_or(p.pst_interval),
-            ),
-            ControlLaw::Ns3 => {
-                now.saturating_add(interval_over_sqrt(p.pst_interval, self.rec_inv_sqrt))
-            }
-        };
     }
 
     /// `IsPersistentQueueBuildups(pkt)` of Algorithm 1: whether every packet since more than
