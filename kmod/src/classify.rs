@@ -14,6 +14,7 @@ use crate::config::{ClassifyMode, ClassifyParams};
 /// - [`ClassifyMode::Dscp`]: `dscpmap[dsfield >> 2]`; the ECN bits are ignored. Packets without
 ///   a DS field (ARP, LLDP and other non-IP traffic) go to band 0: that is where DSCP 0 goes with
 ///   the default map, and this control traffic must not starve behind strict bands.
+#[inline]
 pub fn classify(p: &ClassifyParams, bands: u8, priority: u32, dsfield: Option<u8>) -> Band {
     let mapped = match p.mode {
         ClassifyMode::Priority => p.priomap.get((priority & 15) as usize).copied(),
@@ -23,6 +24,52 @@ pub fn classify(p: &ClassifyParams, bands: u8, priority: u32, dsfield: Option<u8
         },
     };
     Band::clamped(usize::from(mapped.unwrap_or(0)), usize::from(bands))
+}
+
+/// [`classify`] with the maps prepared at configuration time: the map of the mode in force with
+/// every entry already clamped to the bands in use, so that a packet costs one lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Classifier {
+    /// What to classify on.
+    mode: ClassifyMode,
+    /// The band of each map index: `priority & 15` (the first 16 entries) or the DSCP.
+    band_of: [Band; 64],
+}
+
+impl Classifier {
+    /// The classifier for `p` with `bands` bands in use.
+    pub const fn new(p: &ClassifyParams, bands: u8) -> Classifier {
+        let mut band_of = [Band::ZERO; 64];
+        let mut i = 0;
+        while i < 64 {
+            // The masks keep every index in range (i < 64 already), so nothing can panic.
+            let mapped = match p.mode {
+                ClassifyMode::Priority => p.priomap[i & 15],
+                ClassifyMode::Dscp => p.dscpmap[i & 63],
+            };
+            band_of[i & 63] = Band::clamped(mapped as usize, bands as usize);
+            i += 1;
+        }
+        Classifier {
+            mode: p.mode,
+            band_of,
+        }
+    }
+
+    /// The band of a packet, exactly as [`classify`] with the parameters given to
+    /// [`Classifier::new`].
+    #[inline]
+    pub fn classify(&self, priority: u32, dsfield: Option<u8>) -> Band {
+        let index = match self.mode {
+            ClassifyMode::Priority => (priority & 15) as usize,
+            ClassifyMode::Dscp => match dsfield {
+                Some(ds) => usize::from(ds >> 2),
+                None => return Band::ZERO,
+            },
+        };
+        // Below 64 by construction; `get` keeps the compiler honest.
+        self.band_of.get(index).copied().unwrap_or(Band::ZERO)
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +150,32 @@ mod tests {
             prop_assert!(band < usize::from(bands.max(1)));
             let want = if dscp && dsfield.is_none() { 0 } else { usize::from(map) };
             prop_assert_eq!(band, want.min(usize::from(bands.max(1)) - 1).min(15));
+        }
+
+        /// The prepared classifier agrees with `classify` for any maps, band count and packet.
+        #[test]
+        fn classifier_matches_classify(
+            dscp in any::<bool>(),
+            bands in any::<u8>(),
+            priomap in any::<[u8; 16]>(),
+            dscpmap in proptest::collection::vec(any::<u8>(), 64),
+            packets in proptest::collection::vec((any::<u32>(), any::<Option<u8>>()), 1..64),
+        ) {
+            let mut p = params(if dscp { ClassifyMode::Dscp } else { ClassifyMode::Priority });
+            p.priomap = priomap.map(|b| b % 20);
+            for (slot, b) in p.dscpmap.iter_mut().zip(&dscpmap) {
+                *slot = b % 20;
+            }
+            let c = Classifier::new(&p, bands);
+            for (priority, dsfield) in packets {
+                prop_assert_eq!(c.classify(priority, dsfield), classify(&p, bands, priority, dsfield));
+            }
+            for prio in 0..16 {
+                prop_assert_eq!(c.classify(prio, None), classify(&p, bands, prio, None));
+            }
+            for ds in 0..=255u8 {
+                prop_assert_eq!(c.classify(0, Some(ds)), classify(&p, bands, 0, Some(ds)));
+            }
         }
     }
 }

@@ -66,6 +66,7 @@ impl ProbLaw {
     }
 
     /// The marking probability at `sojourn`, in units of 2^-32 (2^32 means always).
+    #[inline]
     pub fn threshold(&self, sojourn: Nanos) -> u64 {
         if sojourn < self.tmin {
             0
@@ -83,6 +84,7 @@ impl ProbLaw {
     }
 
     /// Whether to mark a packet that waited `sojourn`; draws from `rng` only inside the ramp.
+    #[inline]
     pub fn should_mark(&self, sojourn: Nanos, rng: &mut Prng) -> bool {
         if sojourn < self.tmin {
             false

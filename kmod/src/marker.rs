@@ -48,6 +48,7 @@ impl BandMarker {
 
     /// At enqueue: DCTCP-RED, if [`Modes::QUEUE_ENQUEUE`] is on. `qlen` and `backlog` are the
     /// band's packets and bytes BEFORE the arriving packet ("upon its arrival").
+    #[inline]
     pub fn on_enqueue(&self, p: &MarkingParams, qlen: u32, backlog: u64) -> CauseSet {
         if p.modes.contains(Modes::QUEUE_ENQUEUE)
             && enqueue_mark(queue_len(p.k_unit, qlen, backlog), p.k)
@@ -64,6 +65,7 @@ impl BandMarker {
     /// instantaneous rule marks anyway; the result holds every cause that fired. Dequeue marking
     /// compares `pkt.qlen + 1` packets or `pkt.backlog + pkt.pkt_len` bytes (the queue with the
     /// leaving packet still in it) with K. `rng` is drawn from only inside the probabilistic ramp.
+    #[inline(always)]
     pub fn on_dequeue(
         &mut self,
         p: &MarkingParams,
@@ -80,29 +82,48 @@ impl BandMarker {
         {
             causes = causes.with(MarkCause::Persistent);
         }
-        if p.modes.contains(Modes::QUEUE_DEQUEUE) {
-            let len_with_packet = queue_len(
-                p.k_unit,
-                pkt.qlen.saturating_add(1),
-                pkt.backlog.saturating_add(u64::from(pkt.pkt_len)),
-            );
-            if dequeue_mark(len_with_packet, p.k) {
+        // One test for the two rules ECN# does not use, which stay out of line (taking scalars,
+        // so that the usual path need not build the departure in memory).
+        if p.modes.0 & (Modes::QUEUE_DEQUEUE.0 | Modes::PROBABILISTIC.0) != 0 {
+            if p.modes.contains(Modes::QUEUE_DEQUEUE)
+                && dequeue_rule(p, pkt.qlen, pkt.backlog, pkt.pkt_len)
+            {
                 causes = causes.with(MarkCause::QueueDequeue);
             }
-        }
-        if p.modes.contains(Modes::PROBABILISTIC) && prob.should_mark(pkt.sojourn, rng) {
-            causes = causes.with(MarkCause::Probabilistic);
+            if p.modes.contains(Modes::PROBABILISTIC) && probabilistic_rule(prob, rng, pkt.sojourn)
+            {
+                causes = causes.with(MarkCause::Probabilistic);
+            }
         }
         causes
     }
 
     /// The band ran empty: forget the persistent state if `p.idle_reset` (the default), so that a
     /// new burst must again stay above `pst_target` for `pst_interval` before it is marked.
+    #[inline]
     pub fn on_idle(&mut self, p: &MarkingParams) {
         if p.idle_reset {
             self.persistent.reset();
         }
     }
+}
+
+/// Dequeue marking for a packet leaving `qlen` packets and `backlog` bytes behind: the queue
+/// with the packet still in it against K.
+#[inline(never)]
+fn dequeue_rule(p: &MarkingParams, qlen: u32, backlog: u64, pkt_len: u32) -> bool {
+    let len_with_packet = queue_len(
+        p.k_unit,
+        qlen.saturating_add(1),
+        backlog.saturating_add(u64::from(pkt_len)),
+    );
+    dequeue_mark(len_with_packet, p.k)
+}
+
+/// The probabilistic rule, out of line.
+#[inline(never)]
+fn probabilistic_rule(prob: &ProbLaw, rng: &mut Prng, sojourn: Nanos) -> bool {
+    prob.should_mark(sojourn, rng)
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ impl PersistentState {
     }
 
     /// Back to the idle state, as when a band runs empty (Linux CoDel clears its state there).
+    #[inline]
     pub fn reset(&mut self) {
         *self = Self::new();
     }
@@ -59,6 +60,7 @@ impl PersistentState {
     /// While marking, a packet that is detected but not due is not marked (the `else` before
     /// `if detected`: the marking state is entered only from the idle state).
     /// `p.control_law` picks how `marking_next` advances on a due mark (see [`ControlLaw`]).
+    #[inline]
     pub fn should_mark(&mut self, now: Nanos, sojourn: Nanos, p: &MarkingParams) -> bool {
         let detected = self.is_persistent_queue_buildup(now, sojourn, p);
         if self.marking_state {
@@ -98,6 +100,7 @@ impl PersistentState {
 
     /// `IsPersistentQueueBuildups(pkt)` of Algorithm 1: whether every packet since more than
     /// `pst_interval` ago waited at least `pst_target`.
+    #[inline]
     fn is_persistent_queue_buildup(
         &mut self,
         now: Nanos,

@@ -122,13 +122,18 @@ impl TokenBucket {
 
     /// The cost of `len` bytes in whole nanoseconds with the running fraction carried in, and
     /// the new fraction.
+    #[inline]
     const fn cost(&self, len: u32) -> (Nanos, u64) {
         // Both factors are below 2^32, so the product fits.
         let product = (len as u64).wrapping_mul(self.mult);
-        let mask = (1u64 << self.shift).wrapping_sub(1);
+        // `shift` is at most 62: the wrapping shifts are exact, and unlike `<<` and `>>` they carry
+        // no overflow check, which the compiler cannot prove away (a panic path per packet).
+        let mask = 1u64.wrapping_shl(self.shift).wrapping_sub(1);
         // frac and the low bits are each below 2^shift <= 2^62: their sum fits.
         let frac = self.frac.wrapping_add(product & mask);
-        let whole = (product >> self.shift).wrapping_add(frac >> self.shift);
+        let whole = product
+            .wrapping_shr(self.shift)
+            .wrapping_add(frac.wrapping_shr(self.shift));
         (whole, frac & mask)
     }
 
@@ -137,6 +142,7 @@ impl TokenBucket {
     ///
     /// A packet may leave once the bucket holds its cost, or is full if the packet costs more
     /// than the whole bucket: that one then leaves with the bucket in debt, so it is never stuck.
+    #[inline]
     pub const fn earliest(&self, now: Nanos, len: u32) -> Option<Nanos> {
         if !self.is_enabled() {
             return None;
@@ -157,6 +163,7 @@ impl TokenBucket {
     }
 
     /// A packet of `len` bytes left at `now`: take its cost from the bucket (into debt if need be).
+    #[inline]
     pub fn consume(&mut self, now: Nanos, len: u32) {
         if !self.is_enabled() {
             return;
@@ -180,9 +187,9 @@ impl Default for TokenBucket {
     }
 }
 
-/// `len * mult >> shift`, rounded down.
+/// `len * mult >> shift`, rounded down (`shift` at most 62, so the wrapping shift is exact).
 const fn scale(len: u32, mult: u64, shift: u32) -> Nanos {
-    (len as u64).wrapping_mul(mult) >> shift
+    (len as u64).wrapping_mul(mult).wrapping_shr(shift)
 }
 
 /// Nanoseconds per byte at `rate_bps` (not 0) as `(mult, shift)`, `mult / 2^shift`, with `mult`
@@ -201,9 +208,12 @@ const fn ns_per_byte(rate_bps: u64) -> (u64, u32) {
     while quotient < 1 << 31 && shift < 62 {
         // One more quotient bit: double the remainder without overflowing (it is < divisor).
         quotient <<= 1;
-        if remainder >= divisor - remainder {
+        // remainder < divisor, so neither subtraction wraps; wrapping_sub carries no overflow
+        // check that the compiler cannot prove away.
+        let room = divisor.wrapping_sub(remainder);
+        if remainder >= room {
             quotient |= 1;
-            remainder -= divisor - remainder;
+            remainder = remainder.wrapping_sub(room);
         } else {
             remainder <<= 1;
         }

@@ -10,7 +10,7 @@ mod stats;
 pub use self::stats::{BandStats, DropReason, QdiscStats};
 
 use crate::band::{Band, MAX_BANDS};
-use crate::classify::classify;
+use crate::classify::Classifier;
 use crate::config::{Config, Modes, NonEctPolicy};
 use crate::ecn::{CauseSet, Ecn};
 use crate::instantaneous::ProbLaw;
@@ -91,6 +91,8 @@ pub enum DequeueVerdict {
 pub struct Engine {
     /// The configuration in force (validated by the caller).
     cfg: Config,
+    /// `cfg.classify` prepared for the bands in use.
+    classifier: Classifier,
     /// The probabilistic law derived from `cfg.marking`.
     prob: ProbLaw,
     /// Draws for probabilistic marking.
@@ -127,6 +129,7 @@ impl Engine {
         };
         Engine {
             cfg: *cfg,
+            classifier: Classifier::new(&cfg.classify, cfg.bands),
             prob: ProbLaw::new(&cfg.marking),
             rng: Prng::new(seed),
             mtu,
@@ -157,6 +160,7 @@ impl Engine {
     pub fn configure(&mut self, cfg: &Config) {
         let old_seed = self.cfg.marking.seed;
         self.cfg = *cfg;
+        self.classifier = Classifier::new(&cfg.classify, cfg.bands);
         self.prob = ProbLaw::new(&cfg.marking);
         if cfg.marking.seed != 0 && cfg.marking.seed != old_seed {
             self.rng = Prng::new(cfg.marking.seed);
@@ -177,12 +181,7 @@ impl Engine {
     /// The band `pkt` joins.
     #[inline]
     pub fn classify(&self, pkt: &PacketInfo) -> Band {
-        classify(
-            &self.cfg.classify,
-            self.cfg.bands,
-            pkt.priority,
-            pkt.dsfield,
-        )
+        self.classifier.classify(pkt.priority, pkt.dsfield)
     }
 
     /// A packet arrives: classify it, apply the limits (all bands together, in packets and in
@@ -190,7 +189,10 @@ impl Engine {
     /// and make the band schedulable if it was empty.
     ///
     /// There is no `now`: the glue stamps the packet itself for [`Engine::dequeue`].
-    #[inline]
+    ///
+    /// Always inlined: the glue calls it from one place, and a call would cost as much as the
+    /// counting (measured with one codegen unit, as the kernel builds the module).
+    #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
         let band = self.classify(pkt);
         let len = pkt.len;
@@ -198,27 +200,17 @@ impl Engine {
         self.stats.count_arrival(len);
         self.bands[i].count_arrival(len);
         if self.over_limits_with(len) {
-            self.count_drop(band, len, DropReason::Limit);
-            return EnqueueVerdict::Drop {
-                band,
-                reason: DropReason::Limit,
-            };
+            return self.drop_arrival(band, len, DropReason::Limit);
         }
         let ecn = pkt.ecn();
-        let causes = self.markers[i].on_enqueue(
-            &self.cfg.marking,
-            self.bands[i].qlen,
-            self.bands[i].backlog,
-        );
-        let mark = match self.apply_marks(band, causes, ecn) {
-            Some(mark) => mark,
-            None => {
-                self.count_drop(band, len, DropReason::NonEct);
-                return EnqueueVerdict::Drop {
-                    band,
-                    reason: DropReason::NonEct,
-                };
+        // DCTCP-RED is the only rule at enqueue: with it off there is nothing to decide.
+        let mark = if self.cfg.marking.modes.contains(Modes::QUEUE_ENQUEUE) {
+            match self.mark_on_enqueue(band, ecn) {
+                Some(mark) => mark,
+                None => return self.drop_arrival(band, len, DropReason::NonEct),
             }
+        } else {
+            CauseSet::EMPTY
         };
         if ecn == Ecn::Ce {
             self.bands[i].ce_already = self.bands[i].ce_already.saturating_add(1);
@@ -259,7 +251,9 @@ impl Engine {
     /// marker, whose state advances on every packet; a band left empty is idle-reset. Marks go on
     /// ECT packets; a CE packet is sent as it is; a non-ECT packet a rule fired on is passed or
     /// dropped as the `non_ect` policy says. Only a sent packet takes tokens.
-    #[inline]
+    ///
+    /// Always inlined, as [`Engine::enqueue`] is: the glue calls each from one place.
+    #[inline(always)]
     pub fn dequeue(
         &mut self,
         now: Nanos,
@@ -446,6 +440,27 @@ impl Engine {
                 NonEctPolicy::Drop => None,
             },
         }
+    }
+
+    /// DCTCP-RED for an admitted packet with `ecn` arriving in `band`: [`Engine::apply_marks`]
+    /// on what `on_enqueue` says. Out of line: most configurations do not mark at enqueue.
+    #[inline(never)]
+    fn mark_on_enqueue(&mut self, band: Band, ecn: Ecn) -> Option<CauseSet> {
+        let i = band.index();
+        let causes = self.markers[i].on_enqueue(
+            &self.cfg.marking,
+            self.bands[i].qlen,
+            self.bands[i].backlog,
+        );
+        self.apply_marks(band, causes, ecn)
+    }
+
+    /// Count an arriving packet as dropped and say so; out of line, off the usual path.
+    #[cold]
+    #[inline(never)]
+    fn drop_arrival(&mut self, band: Band, len: u32, reason: DropReason) -> EnqueueVerdict {
+        self.count_drop(band, len, reason);
+        EnqueueVerdict::Drop { band, reason }
     }
 
     #[inline]

@@ -106,11 +106,13 @@ impl BandStats {
         out == self.enqueued && out_bytes == self.enqueued_bytes
     }
 
+    #[inline]
     pub(crate) fn count_arrival(&mut self, len: u32) {
         self.enqueued = self.enqueued.saturating_add(1);
         self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
     }
 
+    #[inline]
     pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
         let counter = match reason {
             DropReason::Limit => &mut self.drops_limit,
@@ -121,15 +123,16 @@ impl BandStats {
         self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
     }
 
+    #[inline]
     pub(crate) fn count_marks(&mut self, causes: CauseSet) {
         self.marks = self.marks.saturating_add(1);
-        for cause in causes.iter() {
-            if let Some(n) = self.marks_by_cause.get_mut(cause.index()) {
-                *n = n.saturating_add(1);
-            }
+        // Five adds of 0 or 1: no branch per cause, whatever mix of causes fired.
+        for (n, cause) in self.marks_by_cause.iter_mut().zip(MarkCause::ALL) {
+            *n = n.saturating_add(u64::from(causes.contains(cause)));
         }
     }
 
+    #[inline]
     pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos) {
         self.packets = self.packets.saturating_add(1);
         self.bytes = self.bytes.saturating_add(u64::from(len));
@@ -215,11 +218,13 @@ impl QdiscStats {
         out == self.enqueued && out_bytes == self.enqueued_bytes
     }
 
+    #[inline]
     pub(crate) fn count_arrival(&mut self, len: u32) {
         self.enqueued = self.enqueued.saturating_add(1);
         self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
     }
 
+    #[inline]
     pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
         let counter = match reason {
             DropReason::Limit => &mut self.drops_limit,
@@ -230,6 +235,7 @@ impl QdiscStats {
         self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
     }
 
+    #[inline]
     pub(crate) fn count_sent(&mut self, len: u32) {
         self.packets = self.packets.saturating_add(1);
         self.bytes = self.bytes.saturating_add(u64::from(len));

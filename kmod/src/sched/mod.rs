@@ -214,6 +214,7 @@ impl Scheduler {
     ///
     /// Activating a band that is already backlogged changes nothing: a FIFO's head does not
     /// change when a packet is appended.
+    #[inline]
     pub fn activate(&mut self, band: Band, head_len: u32) {
         if self.is_active(band) {
             return;
@@ -234,6 +235,7 @@ impl Scheduler {
     ///
     /// Idempotent: asked again without [`Scheduler::complete`] it returns the same band, so the
     /// glue may ask, find the shaper says "not yet", and ask again later.
+    #[inline]
     pub fn select(&mut self) -> Option<Band> {
         if let Some(band) = self.strict.select() {
             return Some(band);
@@ -247,20 +249,21 @@ impl Scheduler {
 
     /// A packet of `len` bytes left `band`; `next_head_len` is the new head's length, or `None`
     /// if the band is now empty. A band that is not backlogged is ignored.
+    #[inline]
     pub fn complete(&mut self, band: Band, len: u32, next_head_len: Option<u32>) {
-        if let Some(next) = next_head_len {
-            if self.is_active(band) {
-                self.head_len[band.index()] = next;
-            }
-        }
+        // Strict and shared bands are disjoint: ask the one discipline that may hold the band.
         if self.strict.is_active(band) {
             self.strict.complete(band, next_head_len);
-            return;
+        } else {
+            match &mut self.sharing {
+                Sharing::None => return,
+                Sharing::Dwrr(d) if d.is_active(band) => d.complete(band, len, next_head_len),
+                Sharing::Wfq(w) if w.is_active(band) => w.complete(band, next_head_len),
+                Sharing::Dwrr(_) | Sharing::Wfq(_) => return,
+            }
         }
-        match &mut self.sharing {
-            Sharing::None => {}
-            Sharing::Dwrr(d) => d.complete(band, len, next_head_len),
-            Sharing::Wfq(w) => w.complete(band, next_head_len),
+        if let Some(next) = next_head_len {
+            self.head_len[band.index()] = next;
         }
     }
 
@@ -282,11 +285,13 @@ impl Scheduler {
     }
 
     /// Whether a band is backlogged (for tests and dumps).
+    #[inline]
     pub fn is_active(&self, band: Band) -> bool {
         self.backlogged().contains(band)
     }
 
     /// Every backlogged band.
+    #[inline]
     pub fn backlogged(&self) -> BandSet {
         let shared = match &self.sharing {
             Sharing::None => BandSet::EMPTY,

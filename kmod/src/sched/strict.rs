@@ -21,16 +21,19 @@ impl Strict {
     }
 
     /// `band` has packets.
+    #[inline]
     pub fn activate(&mut self, band: Band) {
         self.backlogged = self.backlogged.with(band);
     }
 
     /// The lowest-numbered backlogged band; changes nothing, so it is idempotent.
+    #[inline]
     pub fn select(&self) -> Option<Band> {
         self.backlogged.first()
     }
 
     /// A packet left `band`; `next_head_len` is `None` if the band is now empty.
+    #[inline]
     pub fn complete(&mut self, band: Band, next_head_len: Option<u32>) {
         if next_head_len.is_none() {
             self.deactivate(band);
@@ -38,16 +41,19 @@ impl Strict {
     }
 
     /// `band` was flushed.
+    #[inline]
     pub fn deactivate(&mut self, band: Band) {
         self.backlogged = self.backlogged.without(band);
     }
 
     /// Whether `band` is backlogged here.
+    #[inline]
     pub fn is_active(&self, band: Band) -> bool {
         self.backlogged.contains(band)
     }
 
     /// The backlogged bands.
+    #[inline]
     pub fn backlogged(&self) -> BandSet {
         self.backlogged
     }

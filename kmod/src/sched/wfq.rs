@@ -55,6 +55,7 @@ impl Wfq {
     }
 
     /// Virtual time `len` bytes of `band` take.
+    #[inline]
     fn step(&self, band: Band, len: u32) -> u64 {
         let step = u64::from(len).saturating_mul(self.cost[band.index()]);
         if step > MAX_TAG_STEP {
@@ -66,6 +67,7 @@ impl Wfq {
 
     /// `band` became backlogged with a head packet of `head_len` bytes: its tag is the current
     /// virtual time plus the packet's cost. Ignored if already backlogged.
+    #[inline]
     pub fn activate(&mut self, band: Band, head_len: u32) {
         if self.members.contains(band) {
             return;
@@ -76,6 +78,7 @@ impl Wfq {
 
     /// The backlogged band whose head has the smallest finish tag (the lowest band on a tie).
     /// A scan of at most 16 bands; changes nothing, so it is idempotent.
+    #[inline]
     pub fn select(&self) -> Option<Band> {
         let mut best: Option<(Band, u64)> = None;
         for band in self.members.iter() {
@@ -89,6 +92,7 @@ impl Wfq {
 
     /// The head of `band` left: virtual time moves to its tag, and the next head (if any) gets
     /// that tag plus its own cost.
+    #[inline]
     pub fn complete(&mut self, band: Band, next_head_len: Option<u32>) {
         if !self.members.contains(band) {
             return;
@@ -102,16 +106,19 @@ impl Wfq {
     }
 
     /// `band` was flushed.
+    #[inline]
     pub fn deactivate(&mut self, band: Band) {
         self.members = self.members.without(band);
     }
 
     /// Whether `band` is backlogged.
+    #[inline]
     pub fn is_active(&self, band: Band) -> bool {
         self.members.contains(band)
     }
 
     /// The backlogged bands.
+    #[inline]
     pub fn backlogged(&self) -> BandSet {
         self.members
     }
