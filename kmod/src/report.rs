@@ -95,7 +95,7 @@ impl fmt::Display for Number {
         if rem != 0 {
             // Digits of the fraction: 3 for µs, 6 for fractions; trailing zeros dropped.
             let mut width: usize = if scale == 1_000 { 3 } else { 6 };
-            while rem.is_multiple_of(10) && width > 1 {
+            while rem % 10 == 0 && width > 1 {
                 rem /= 10;
                 width = width.saturating_sub(1);
             }

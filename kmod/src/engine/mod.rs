@@ -348,7 +348,7 @@ impl Engine {
             } else {
                 b.backlog
             };
-            if longest.is_none_or(|(_, most)| size >= most) {
+            if longest.map_or(true, |(_, most)| size >= most) {
                 longest = Some((band, size));
             }
         }
@@ -426,7 +426,7 @@ impl Engine {
         match ecn {
             Ecn::Ect0 | Ecn::Ect1 => {
                 b.count_marks(causes);
-                self.stats.marks = self.stats.marks.saturating_add(1);
+                self.stats.marks = self.stats.marks.wrapping_add(1);
                 Some(causes)
             }
             // Stays CE; counted once, at arrival, in `ce_already`.
@@ -472,10 +472,12 @@ impl Engine {
     #[inline]
     fn add_queued(&mut self, band: Band, len: u32) {
         let b = &mut self.bands[band.index()];
-        b.qlen = b.qlen.saturating_add(1);
-        b.backlog = b.backlog.saturating_add(u64::from(len));
-        self.stats.qlen = self.stats.qlen.saturating_add(1);
-        self.stats.backlog = self.stats.backlog.saturating_add(u64::from(len));
+        // qlen and backlog are bounded by the limits (and at most u32::MAX packets of u32 bytes),
+        // so these and the matching subtractions below are exact.
+        b.qlen = b.qlen.wrapping_add(1);
+        b.backlog = b.backlog.wrapping_add(u64::from(len));
+        self.stats.qlen = self.stats.qlen.wrapping_add(1);
+        self.stats.backlog = self.stats.backlog.wrapping_add(u64::from(len));
     }
 
     #[inline]

@@ -19,6 +19,11 @@ pub enum DropReason {
 }
 
 /// Counters of one band. All zero is a band that has seen nothing ([`BandStats::new`]).
+///
+/// The per-packet event counters (`enqueued`, `packets`, `bytes`, `marks`...) wrap like the
+/// kernel's own u64 byte and packet counters: a wrapping add is one instruction on the packet
+/// path, and a u64 of bytes at 400 Gbit/s wraps after 11.7 years. Sums that could wrap sooner
+/// (`sojourn_sum_ns`) saturate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BandStats {
     /// Packets handed to `enqueue` for this band, including those it dropped at once.
@@ -108,8 +113,8 @@ impl BandStats {
 
     #[inline]
     pub(crate) fn count_arrival(&mut self, len: u32) {
-        self.enqueued = self.enqueued.saturating_add(1);
-        self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
+        self.enqueued = self.enqueued.wrapping_add(1);
+        self.enqueued_bytes = self.enqueued_bytes.wrapping_add(u64::from(len));
     }
 
     #[inline]
@@ -125,17 +130,17 @@ impl BandStats {
 
     #[inline]
     pub(crate) fn count_marks(&mut self, causes: CauseSet) {
-        self.marks = self.marks.saturating_add(1);
+        self.marks = self.marks.wrapping_add(1);
         // Five adds of 0 or 1: no branch per cause, whatever mix of causes fired.
         for (n, cause) in self.marks_by_cause.iter_mut().zip(MarkCause::ALL) {
-            *n = n.saturating_add(u64::from(causes.contains(cause)));
+            *n = n.wrapping_add(u64::from(causes.contains(cause)));
         }
     }
 
     #[inline]
     pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos) {
-        self.packets = self.packets.saturating_add(1);
-        self.bytes = self.bytes.saturating_add(u64::from(len));
+        self.packets = self.packets.wrapping_add(1);
+        self.bytes = self.bytes.wrapping_add(u64::from(len));
         self.sojourn_sum_ns = self.sojourn_sum_ns.saturating_add(sojourn);
         if sojourn > self.sojourn_max_ns {
             self.sojourn_max_ns = sojourn;
@@ -220,8 +225,8 @@ impl QdiscStats {
 
     #[inline]
     pub(crate) fn count_arrival(&mut self, len: u32) {
-        self.enqueued = self.enqueued.saturating_add(1);
-        self.enqueued_bytes = self.enqueued_bytes.saturating_add(u64::from(len));
+        self.enqueued = self.enqueued.wrapping_add(1);
+        self.enqueued_bytes = self.enqueued_bytes.wrapping_add(u64::from(len));
     }
 
     #[inline]
@@ -237,8 +242,8 @@ impl QdiscStats {
 
     #[inline]
     pub(crate) fn count_sent(&mut self, len: u32) {
-        self.packets = self.packets.saturating_add(1);
-        self.bytes = self.bytes.saturating_add(u64::from(len));
+        self.packets = self.packets.wrapping_add(1);
+        self.bytes = self.bytes.wrapping_add(u64::from(len));
     }
 }
 
@@ -299,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn counters_saturate() {
+    fn counters_at_their_limits_never_panic() {
         let mut b = BandStats {
             enqueued: u64::MAX,
             enqueued_bytes: u64::MAX,
@@ -316,12 +321,14 @@ mod tests {
         b.count_drop(u32::MAX, DropReason::Config);
         b.count_marks(CauseSet::only(MarkCause::QueueDequeue));
         b.count_sent(u32::MAX, u64::MAX);
-        assert_eq!(
-            (b.enqueued, b.packets, b.marks),
-            (u64::MAX, u64::MAX, u64::MAX)
-        );
+        // Per-packet event counters wrap, as the kernel's u64 packet and byte counters do.
+        assert_eq!((b.enqueued, b.packets, b.marks), (0, 0, 0));
+        assert_eq!(b.enqueued_bytes, u64::from(u32::MAX) - 1);
+        assert_eq!(b.marks_for(MarkCause::QueueDequeue), 0);
+        assert_eq!(b.marks_for(MarkCause::Instantaneous), u64::MAX);
+        // Drops (rare, off the fast path) and the sojourn sum saturate.
         assert_eq!(b.drops(), u64::MAX);
-        assert_eq!(b.sojourn_max_ns, u64::MAX);
+        assert_eq!((b.sojourn_max_ns, b.sojourn_sum_ns), (u64::MAX, u64::MAX));
         let mut q = QdiscStats {
             packets: u64::MAX,
             drops_limit: u64::MAX,
@@ -329,6 +336,6 @@ mod tests {
         };
         q.count_sent(1);
         q.count_drop(1, DropReason::Limit);
-        assert_eq!((q.packets, q.drops()), (u64::MAX, u64::MAX));
+        assert_eq!((q.packets, q.drops()), (0, u64::MAX));
     }
 }

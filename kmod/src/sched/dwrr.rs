@@ -135,7 +135,7 @@ impl Dwrr {
             let i = band.index();
             let visits = rounds_needed(self.head_len[i], self.deficit[i], self.quantum[i]);
             let step = visits.saturating_mul(ring_len).saturating_add(position);
-            if best.is_none_or(|(s, ..)| step < s) {
+            if best.map_or(true, |(s, ..)| step < s) {
                 best = Some((step, band, prev, visits, position));
             }
             prev = band;

@@ -83,7 +83,7 @@ impl Wfq {
         let mut best: Option<(Band, u64)> = None;
         for band in self.members.iter() {
             let tag = self.finish[band.index()];
-            if best.is_none_or(|(_, best_tag)| before(tag, best_tag)) {
+            if best.map_or(true, |(_, best_tag)| before(tag, best_tag)) {
                 best = Some((band, tag));
             }
         }

@@ -283,7 +283,7 @@ impl Sim {
             .expect("engine named an empty band");
         self.fifo_bytes[b.index()] -= u64::from(q.len);
         let last = &mut self.last_seq[b.index()];
-        assert!(last.is_none_or(|l| q.seq > l), "band {b:?} reordered");
+        assert!(last.map_or(true, |l| q.seq > l), "band {b:?} reordered");
         *last = Some(q.seq);
         (q, self.fifos[b.index()].front().map(|n| n.len))
     }
