@@ -68,6 +68,11 @@ kernel_clippy() {
 	make -s module-clippy KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out"
 }
 step "module clean under the kernel's clippy (make CLIPPY=1)" kernel_clippy
+no_panics() {
+	make -s bench-artifacts KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out/ko" &&
+		tests/vm/no-panics.sh "$out/ko/sch_ecnsharp.ko"
+}
+step "no code path of sch_ecnsharp.ko can panic (objdump)" no_panics
 tests/vm/bench-selftest.sh 2>&1 | tee "$out/bench.log" | grep -E '^(ok|not ok|#)'
 count "$out/bench.log"
 

@@ -395,16 +395,20 @@ impl Config {
         if self.sched.strict_bands > self.bands {
             return err(Attr::StrictBands, c"strict must not exceed bands");
         }
-        let used = usize::from(self.bands);
+        // The bands in use, as a slice: `Iterator::take` would bring an overflow-checked
+        // subtraction of core's into the module.
+        let used = usize::from(self.bands).min(MAX_BANDS);
         let quantum_ok = |q: &u32| (MIN_QUANTUM_BYTES..=MAX_QUANTUM_BYTES).contains(q);
-        if !self.sched.quanta.iter().take(used).all(quantum_ok) {
+        let quanta = self.sched.quanta.get(..used).unwrap_or(&[]);
+        if !quanta.iter().all(quantum_ok) {
             return err(
                 Attr::Quanta,
                 c"quanta must be 64 to 1048576 bytes for every band",
             );
         }
         let weight_ok = |w: &u32| (MIN_WEIGHT..=MAX_WEIGHT).contains(w);
-        if !self.sched.weights.iter().take(used).all(weight_ok) {
+        let weights = self.sched.weights.get(..used).unwrap_or(&[]);
+        if !weights.iter().all(weight_ok) {
             return err(Attr::Weights, c"weights must be 1 to 65536 for every band");
         }
         let band_ok = |b: &u8| usize::from(*b) < MAX_BANDS;
