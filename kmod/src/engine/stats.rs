@@ -84,48 +84,10 @@ impl BandStats {
         }
     }
 
-    /// Dropped packets, every reason together.
-    pub const fn drops(&self) -> u64 {
-        self.drops_limit
-            .saturating_add(self.drops_nonect)
-            .saturating_add(self.drops_config)
-    }
-
     /// Marks counted under `cause`.
     pub fn marks_for(&self, cause: MarkCause) -> u64 {
         // MarkCause::index() is below 5 by construction; `get` keeps the compiler honest.
         self.marks_by_cause.get(cause.index()).copied().unwrap_or(0)
-    }
-
-    /// Whether `enqueued = sent + dropped + queued`, in packets and in bytes (exact until a
-    /// counter saturates).
-    pub const fn balanced(&self) -> bool {
-        let out = self
-            .packets
-            .saturating_add(self.drops())
-            .saturating_add(self.qlen as u64);
-        let out_bytes = self
-            .bytes
-            .saturating_add(self.drops_bytes)
-            .saturating_add(self.backlog);
-        out == self.enqueued && out_bytes == self.enqueued_bytes
-    }
-
-    #[inline]
-    pub(crate) fn count_arrival(&mut self, len: u32) {
-        self.enqueued = self.enqueued.wrapping_add(1);
-        self.enqueued_bytes = self.enqueued_bytes.wrapping_add(u64::from(len));
-    }
-
-    #[inline]
-    pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
-        let counter = match reason {
-            DropReason::Limit => &mut self.drops_limit,
-            DropReason::NonEct => &mut self.drops_nonect,
-            DropReason::Config => &mut self.drops_config,
-        };
-        *counter = counter.saturating_add(1);
-        self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
     }
 
     #[inline]
@@ -203,49 +165,61 @@ impl QdiscStats {
         }
     }
 
-    /// Dropped packets, every reason together.
-    pub const fn drops(&self) -> u64 {
-        self.drops_limit
-            .saturating_add(self.drops_nonect)
-            .saturating_add(self.drops_config)
-    }
-
-    /// Whether `enqueued = sent + dropped + queued`, in packets and in bytes.
-    pub const fn balanced(&self) -> bool {
-        let out = self
-            .packets
-            .saturating_add(self.drops())
-            .saturating_add(self.qlen as u64);
-        let out_bytes = self
-            .bytes
-            .saturating_add(self.drops_bytes)
-            .saturating_add(self.backlog);
-        out == self.enqueued && out_bytes == self.enqueued_bytes
-    }
-
-    #[inline]
-    pub(crate) fn count_arrival(&mut self, len: u32) {
-        self.enqueued = self.enqueued.wrapping_add(1);
-        self.enqueued_bytes = self.enqueued_bytes.wrapping_add(u64::from(len));
-    }
-
-    #[inline]
-    pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
-        let counter = match reason {
-            DropReason::Limit => &mut self.drops_limit,
-            DropReason::NonEct => &mut self.drops_nonect,
-            DropReason::Config => &mut self.drops_config,
-        };
-        *counter = counter.saturating_add(1);
-        self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
-    }
-
     #[inline]
     pub(crate) fn count_sent(&mut self, len: u32) {
         self.packets = self.packets.wrapping_add(1);
         self.bytes = self.bytes.wrapping_add(u64::from(len));
     }
 }
+
+/// The bookkeeping `BandStats` and `QdiscStats` share: both count arrivals, drops and what is
+/// queued the same way, and must balance the same way.
+macro_rules! tally {
+    ($ty:ty) => {
+        impl $ty {
+            /// Dropped packets, every reason together.
+            pub const fn drops(&self) -> u64 {
+                self.drops_limit
+                    .saturating_add(self.drops_nonect)
+                    .saturating_add(self.drops_config)
+            }
+
+            /// Whether `enqueued = sent + dropped + queued`, in packets and in bytes (modulo
+            /// 2^64, as the event counters wrap).
+            pub const fn balanced(&self) -> bool {
+                let out = self
+                    .packets
+                    .wrapping_add(self.drops())
+                    .wrapping_add(self.qlen as u64);
+                let out_bytes = self
+                    .bytes
+                    .wrapping_add(self.drops_bytes)
+                    .wrapping_add(self.backlog);
+                out == self.enqueued && out_bytes == self.enqueued_bytes
+            }
+
+            #[inline]
+            pub(crate) fn count_arrival(&mut self, len: u32) {
+                self.enqueued = self.enqueued.wrapping_add(1);
+                self.enqueued_bytes = self.enqueued_bytes.wrapping_add(u64::from(len));
+            }
+
+            /// Drops are rare and off the fast path: they saturate.
+            #[inline]
+            pub(crate) fn count_drop(&mut self, len: u32, reason: DropReason) {
+                let counter = match reason {
+                    DropReason::Limit => &mut self.drops_limit,
+                    DropReason::NonEct => &mut self.drops_nonect,
+                    DropReason::Config => &mut self.drops_config,
+                };
+                *counter = counter.saturating_add(1);
+                self.drops_bytes = self.drops_bytes.saturating_add(u64::from(len));
+            }
+        }
+    };
+}
+tally!(BandStats);
+tally!(QdiscStats);
 
 #[cfg(test)]
 mod tests {
