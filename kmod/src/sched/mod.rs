@@ -267,6 +267,26 @@ impl Scheduler {
         }
     }
 
+    /// The head of `band` (`len` bytes) was taken out and dropped instead of sent (the `non_ect
+    /// drop` policy at dequeue): unlike [`Scheduler::complete`] nothing is charged, so a band
+    /// whose packets are dropped keeps its share for the ones it sends.
+    #[inline]
+    pub fn discard_head(&mut self, band: Band, len: u32, next_head_len: Option<u32>) {
+        if self.strict.is_active(band) {
+            self.strict.complete(band, next_head_len);
+        } else {
+            match &mut self.sharing {
+                Sharing::None => return,
+                Sharing::Dwrr(d) if d.is_active(band) => d.discard_head(band, next_head_len),
+                Sharing::Wfq(w) if w.is_active(band) => w.discard_head(band, len, next_head_len),
+                Sharing::Dwrr(_) | Sharing::Wfq(_) => return,
+            }
+        }
+        if let Some(next) = next_head_len {
+            self.head_len[band.index()] = next;
+        }
+    }
+
     /// The band was flushed (reset, or a band removed at change).
     pub fn deactivate(&mut self, band: Band) {
         self.strict.deactivate(band);
