@@ -346,6 +346,8 @@ pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
     sink.value(Some("throttled"), num(h.throttled, Unit::Count));
     let burst = h.burst_bytes.into();
     sink.value(Some("shaper_burst"), num(burst, Unit::Bytes));
+    sink.value(Some("late_wakeups"), num(h.late_wakeups, Unit::Count));
+    sink.value(Some("late_max"), num(h.late_max_ns, Unit::Nanos));
     sink.value(Some("now"), num(h.now_ns, Unit::Nanos));
     sink.begin_array("bands");
     for (index, b) in x.bands().iter().enumerate() {
@@ -473,6 +475,14 @@ impl fmt::Display for XstatsText<'_> {
         write!(f, "  marks {} throttled {}", h.marks, h.throttled)?;
         if h.rate_bps != 0 {
             write!(f, " burst {}", HumanSize(h.burst_bytes.into()))?;
+        }
+        if h.late_wakeups != 0 {
+            write!(
+                f,
+                " late_wakeups {} late_max {}",
+                h.late_wakeups,
+                HumanTime(Number::new(h.late_max_ns, Unit::Nanos))
+            )?;
         }
         for (index, b) in self.0.bands().iter().enumerate() {
             write!(
@@ -795,7 +805,7 @@ mod tests {
             \"marking_next\":50.5}";
         let band1_tail = "\"marking_state\":false,\"marking_count\":0,\
             \"first_above_time\":null,\"marking_next\":null}";
-        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"now\":10000,\"bands\":[";
+        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"late_wakeups\":0,\"late_max\":0,\"now\":10000,\"bands\":[";
         assert!(j.out.starts_with(head), "{}", j.out);
         assert!(j.out.contains(band0), "{}", j.out);
         assert!(j.out.ends_with(&format!("{band1_tail}]}}")), "{}", j.out);

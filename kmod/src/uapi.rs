@@ -774,6 +774,11 @@ pub struct XstatsHeader {
     pub drops: u64,
     /// Packets marked CE by us, all bands.
     pub marks: u64,
+    /// Wake-ups after a wait for tokens that came later than the shaper asked (its lateness is
+    /// credited back; see docs/module.md).
+    pub late_wakeups: u64,
+    /// The latest such wake-up, in nanoseconds after the time asked for.
+    pub late_max_ns: u64,
 }
 
 /// Counters and persistent-marking state of one band. `#[repr(C)]`, no implicit padding.
@@ -819,7 +824,7 @@ pub struct XstatsBand {
 }
 
 /// Size of [`XstatsHeader`] in bytes.
-pub const XSTATS_HEADER_SIZE: usize = 64;
+pub const XSTATS_HEADER_SIZE: usize = 80;
 /// Size of [`XstatsBand`] in bytes.
 pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
@@ -897,6 +902,8 @@ impl XstatsHeader {
             self.throttled,
             self.drops,
             self.marks,
+            self.late_wakeups,
+            self.late_max_ns,
         ] {
             p.u64(v);
         }
@@ -919,6 +926,8 @@ impl XstatsHeader {
             throttled: g.u64(),
             drops: g.u64(),
             marks: g.u64(),
+            late_wakeups: g.u64(),
+            late_max_ns: g.u64(),
         }
     }
 }

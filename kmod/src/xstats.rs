@@ -20,6 +20,8 @@ impl Engine {
             throttled: stats.throttles,
             drops: stats.drops(),
             marks: stats.marks,
+            late_wakeups: stats.late_wakeups,
+            late_max_ns: stats.late_max_ns,
             ..XstatsHeader::default()
         }
     }
