@@ -27,6 +27,7 @@ struct ecnsharp_shim_priv {
  */
 struct ecnsharp_skb_cb {
 	u64 enqueue_time;
+	u8 note;
 };
 
 static const struct ecnsharp_shim_ops *rust_ops;
@@ -152,6 +153,11 @@ void ecnsharp_shim_overlimit(struct Qdisc *sch)
 	qdisc_qstats_overlimit(sch);
 }
 
+void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n)
+{
+	sch->qstats.drops += n;
+}
+
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len)
 {
 	qdisc_tree_reduce_backlog(sch, n, len);
@@ -182,14 +188,6 @@ int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_b
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch)
 {
 	return skb_peek(&sch->gso_skb);
-}
-
-void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb)
-{
-	/* As qdisc_peek_dequeued(): the stashed packet is still part of the queue. */
-	__skb_queue_head(&sch->gso_skb, skb);
-	qdisc_qstats_backlog_inc(sch, skb);
-	sch->q.qlen++;
 }
 
 unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb)
@@ -225,6 +223,16 @@ unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb)
 void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t)
 {
 	ecnsharp_cb(skb)->enqueue_time = t;
+}
+
+unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb)
+{
+	return ecnsharp_cb(skb)->note;
+}
+
+void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note)
+{
+	ecnsharp_cb(skb)->note = note;
 }
 
 void ecnsharp_shim_skb_free(struct sk_buff *skb)
@@ -287,7 +295,8 @@ void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *b
 
 int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
 {
-	struct nlattr *opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	/* NLA_F_NESTED, as init requires it: a dumped qdisc can be replayed as a request. */
+	struct nlattr *opts = nla_nest_start(skb, TCA_OPTIONS);
 
 	if (!opts || nla_put_nohdr(skb, len, data) < 0) {
 		if (opts)
@@ -297,9 +306,21 @@ int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
 	return nla_nest_end(skb, opts);
 }
 
-int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len)
+/*
+ * The xstats, written once as TCA_STATS_APP. gnet_stats_copy_app() would also keep a copy for
+ * the legacy TCA_XSTATS, doubling their size in every dump and notification (tc and ecnsharp-tc
+ * read TCA_STATS_APP); sch_cake writes its nest into d->skb the same way.
+ */
+int ecnsharp_shim_put_xstats(struct gnet_dump *d, const void *data, int len)
 {
-	return gnet_stats_copy_app(d, data, len);
+	if (!d->tail)
+		return 0;
+	if (nla_put_64bit(d->skb, TCA_STATS_APP, len, data, TCA_STATS_PAD)) {
+		if (d->lock)
+			spin_unlock_bh(d->lock);
+		return -EMSGSIZE;
+	}
+	return 0;
 }
 
 unsigned long long ecnsharp_shim_now_ns(void)

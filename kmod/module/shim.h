@@ -12,7 +12,7 @@
 #define ECNSHARP_SHIM_H
 
 /* Bumped when a prototype below changes meaning. */
-#define ECNSHARP_SHIM_ABI 3
+#define ECNSHARP_SHIM_ABI 4
 
 /* Enqueue return values (NET_XMIT_*); shim.c checks them against the kernel's. */
 #define ECNSHARP_SHIM_NET_XMIT_SUCCESS 0
@@ -61,13 +61,13 @@ void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len);
 void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_overlimit(struct Qdisc *sch);
+void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n);
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len);
 void ecnsharp_shim_tree_lock(struct Qdisc *sch);
 void ecnsharp_shim_tree_unlock(struct Qdisc *sch);
 void ecnsharp_shim_watchdog_schedule(struct Qdisc *sch, unsigned long long expires_ns);
 int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch);
-void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb);
 
 /* Packets. */
 unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb);
@@ -76,6 +76,8 @@ int ecnsharp_shim_skb_dsfield(struct sk_buff *skb);
 int ecnsharp_shim_skb_set_ce(struct sk_buff *skb);
 unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb);
 void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t);
+unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb);
+void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note);
 void ecnsharp_shim_skb_free(struct sk_buff *skb);
 void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb);
 void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb);
@@ -88,7 +90,7 @@ int ecnsharp_shim_nla_is_nested(const struct nlattr *nla);
 void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
 			  const char *msg);
 int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len);
-int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len);
+int ecnsharp_shim_put_xstats(struct gnet_dump *d, const void *data, int len);
 
 /* Time and randomness. */
 unsigned long long ecnsharp_shim_now_ns(void);

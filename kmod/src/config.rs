@@ -44,6 +44,7 @@ impl Modes {
 
 /// How `marking_next` advances once Algorithm 1 is in its marking state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum ControlLaw {
     /// `marking_next += pst_interval / sqrt(count)`: the CoNEXT'19 paper, the default.
     InvSqrt,
@@ -55,6 +56,7 @@ pub enum ControlLaw {
 
 /// What to do with a non-ECT packet that a rule wants marked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum NonEctPolicy {
     /// Let it through unmarked, as a datacenter switch marking ECT only does (the default).
     Pass,
@@ -64,6 +66,7 @@ pub enum NonEctPolicy {
 
 /// Unit of the queue-length threshold K and of queue lengths compared with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum QueueUnit {
     /// K counts packets.
     Packets,
@@ -102,6 +105,7 @@ pub struct MarkingParams {
 
 /// Which discipline picks the band to serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum SchedKind {
     /// Strict priority: band 0 first.
     Sp,
@@ -126,6 +130,7 @@ pub struct SchedParams {
 
 /// How packets are sorted into bands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum ClassifyMode {
     /// `skb->priority` (its low 4 bits) through `priomap`, as `sch_prio` does.
     Priority,

@@ -607,33 +607,78 @@ fn get_bytes<const N: usize>(nla: &Nla<'_>, attr: Attr) -> Result<[u8; N], Confi
 /// unknown enumerated value, a duplicate or broken framing is an error naming the attribute.
 /// `cfg` is changed only when everything, validation included, succeeded. Never panics.
 pub fn decode_options(payload: &[u8], cfg: &mut Config) -> Result<(), ConfigError> {
+    decode_options_located(payload, cfg).map_err(|e| e.error)
+}
+
+/// A [`decode_options`] error with the attribute at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocatedError {
+    /// What is wrong, naming the attribute type.
+    pub error: ConfigError,
+    /// Offset in the payload of the attribute at fault (for a duplicate, the second copy);
+    /// `None` when no single attribute is (a framing error past the last one, or a rule between
+    /// several options that [`Config::validate`] checks).
+    pub offset: Option<usize>,
+}
+
+/// [`decode_options`], telling where the attribute at fault is, so that the kernel's extack
+/// points at it.
+pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), LocatedError> {
+    let at = |offset, error| LocatedError {
+        error,
+        offset: Some(offset),
+    };
     let mut new = *cfg;
     let mut seen: u32 = 0;
     for nla in NlaIter::new(payload) {
-        let nla = nla.map_err(NlaError::to_config_error)?;
+        let nla = nla.map_err(|e| LocatedError {
+            error: e.to_config_error(),
+            offset: match e {
+                NlaError::Leftover { .. } => None,
+                NlaError::BadLength { offset, .. } | NlaError::Truncated { offset, .. } => {
+                    Some(offset)
+                }
+            },
+        })?;
         let Some(attr) = Attr::from_u16(nla.kind) else {
-            return Err(ConfigError {
-                attr: nla.kind,
-                keyword: "",
-                reason: c"unknown ecnsharp attribute",
-            });
+            return Err(at(
+                nla.offset,
+                ConfigError {
+                    attr: nla.kind,
+                    keyword: "",
+                    reason: c"unknown ecnsharp attribute",
+                },
+            ));
         };
         match attr {
             Attr::Pad => continue,
             Attr::Unspec => {
-                return Err(ConfigError::new(attr, c"attribute type 0 is reserved"));
+                return Err(at(
+                    nla.offset,
+                    ConfigError::new(attr, c"attribute type 0 is reserved"),
+                ));
             }
             _ => {}
         }
         // Every known number is below 32 (see the uapi_numbers test).
         let bit = 1u32.checked_shl(u32::from(nla.kind)).unwrap_or(0);
         if seen & bit != 0 {
-            return Err(ConfigError::new(attr, attr.duplicate_message()));
+            return Err(at(
+                nla.offset,
+                ConfigError::new(attr, attr.duplicate_message()),
+            ));
         }
         seen |= bit;
-        apply(&nla, attr, &mut new)?;
+        apply(&nla, attr, &mut new).map_err(|e| at(nla.offset, e))?;
     }
-    new.validate()?;
+    new.validate().map_err(|error| {
+        // A rule between options: point at the option it names, if it was given.
+        let offset = NlaIter::new(payload)
+            .filter_map(|nla| nla.ok())
+            .find(|nla| nla.kind == error.attr)
+            .map(|nla| nla.offset);
+        LocatedError { error, offset }
+    })?;
     *cfg = new;
     Ok(())
 }
@@ -829,6 +874,21 @@ pub const XSTATS_HEADER_SIZE: usize = 80;
 pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
 pub const XSTATS_MAX_SIZE: usize = XSTATS_HEADER_SIZE + MAX_BANDS * XSTATS_BAND_SIZE;
+
+/// What one `RTM_NEWQDISC` of an ecnsharp qdisc may take, stats included: the kernel builds
+/// notifications (`tc monitor`, the reply to a change) and `tc qdisc show dev X` replies in one
+/// `NLMSG_GOODSIZE` buffer (3776 bytes on x86-64 with 4 KB pages), and a qdisc that does not fit
+/// silently vanishes from dumps. The xstats are written once, as `TCA_STATS_APP` (not again as
+/// the legacy `TCA_XSTATS`), so 16 bands fit; the `dump_fits_with_room_at_16_bands` test keeps
+/// [`DUMP_ROOM`] bytes free for what comes next.
+pub const NLMSG_GOODSIZE_X86_64: usize = 3776;
+/// Bytes of an `RTM_NEWQDISC` besides our options and xstats, counted generously: netlink and
+/// tc headers, `TCA_KIND`, `TCA_HW_OFFLOAD`, the `TCA_STATS2` nest with basic (and 64-bit
+/// packets), rate estimator and queue stats with their 64-bit padding, and the legacy
+/// `TCA_STATS`.
+pub const DUMP_OVERHEAD: usize = 256;
+/// Bytes kept free at 16 bands for growth.
+pub const DUMP_ROOM: usize = 384;
 
 // The structs are exactly their fields: a mismatch fails to compile.
 const _: [(); XSTATS_HEADER_SIZE] = [(); core::mem::size_of::<XstatsHeader>()];
@@ -1644,5 +1704,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn located_errors_point_at_the_duplicate() {
+        let mut buf = [0u8; 64];
+        let mut w = NlaWriter::new(&mut buf);
+        w.put_u32(TCA_ECNSHARP_LIMIT, 100).unwrap();
+        w.put_u32(TCA_ECNSHARP_BANDS, 3).unwrap();
+        let second = w.len();
+        w.put_u32(TCA_ECNSHARP_LIMIT, 200).unwrap();
+        let n = w.len();
+        let mut cfg = Config::DEFAULT;
+        let e = decode_options_located(&buf[..n], &mut cfg).unwrap_err();
+        assert_eq!(e.offset, Some(second));
+        assert_eq!(e.error.attr, TCA_ECNSHARP_LIMIT);
+        assert_eq!(cfg, Config::DEFAULT);
+        // An unknown attribute after a good one: located too.
+        let mut buf = [0u8; 64];
+        let mut w = NlaWriter::new(&mut buf);
+        w.put_u32(TCA_ECNSHARP_LIMIT, 100).unwrap();
+        let bad = w.len();
+        w.put_u32(200, 1).unwrap();
+        let n = w.len();
+        let e = decode_options_located(&buf[..n], &mut cfg).unwrap_err();
+        assert_eq!(e.offset, Some(bad));
+    }
+
+    #[test]
+    fn dump_fits_with_room_at_16_bands() {
+        let most =
+            DUMP_OVERHEAD + nla_total_size(OPTIONS_MAX_SIZE) + nla_total_size(XSTATS_MAX_SIZE);
+        std::eprintln!(
+            "largest RTM_NEWQDISC: {most} of {NLMSG_GOODSIZE_X86_64} bytes ({} free)",
+            NLMSG_GOODSIZE_X86_64 - most
+        );
+        assert!(most + DUMP_ROOM <= NLMSG_GOODSIZE_X86_64, "{most}");
+        // Written twice (TCA_STATS_APP and the legacy TCA_XSTATS), as gnet_stats_copy_app does,
+        // 16 bands would not fit: what the kernel glue must avoid.
+        assert!(most + nla_total_size(XSTATS_MAX_SIZE) > NLMSG_GOODSIZE_X86_64);
     }
 }

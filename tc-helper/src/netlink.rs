@@ -35,6 +35,8 @@ pub trait Netlink {
     fn ifindex(&mut self, name: &str) -> Option<u32>;
     /// The name of interface `index`, if there is one.
     fn ifname(&mut self, index: u32) -> Option<String>;
+    /// The interfaces that are up: each has a root qdisc, so each appears in a complete dump.
+    fn up_links(&mut self) -> Vec<u32>;
 }
 
 /// The real thing: a `NETLINK_ROUTE` socket, opened at first use (so `tune` needs none), asking
@@ -91,6 +93,47 @@ impl Netlink for Socket {
         let name = unsafe { CStr::from_ptr(buf.as_ptr()) };
         Some(name.to_string_lossy().into_owned())
     }
+
+    fn up_links(&mut self) -> Vec<u32> {
+        let mut up = Vec::new();
+        // SAFETY: plain socket(2); the descriptor is closed below.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return up;
+        }
+        // SAFETY: if_nameindex returns null or an array ended by a zero entry, freed below.
+        let list = unsafe { libc::if_nameindex() };
+        if !list.is_null() {
+            let mut entry = list;
+            // SAFETY: every entry up to the terminator is valid (if_nameindex(3)).
+            while unsafe { (*entry).if_index } != 0 {
+                // SAFETY: as above; `ifr` is a zeroed ifreq whose name we fill (NUL-terminated,
+                // IF_NAMESIZE at most) before SIOCGIFFLAGS, which writes only the flags.
+                unsafe {
+                    let mut ifr: libc::ifreq = std::mem::zeroed();
+                    let name = CStr::from_ptr((*entry).if_name).to_bytes();
+                    for (dst, src) in ifr
+                        .ifr_name
+                        .iter_mut()
+                        .zip(name.iter().take(libc::IF_NAMESIZE - 1))
+                    {
+                        *dst = *src as libc::c_char;
+                    }
+                    if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut ifr) == 0
+                        && i32::from(ifr.ifr_ifru.ifru_flags) & libc::IFF_UP != 0
+                    {
+                        up.push((*entry).if_index);
+                    }
+                    entry = entry.add(1);
+                }
+            }
+            // SAFETY: `list` came from if_nameindex.
+            unsafe { libc::if_freenameindex(list) };
+        }
+        // SAFETY: `fd` is ours.
+        unsafe { libc::close(fd) };
+        up
+    }
 }
 
 /// A [`Netlink`] that also appends every datagram received to a file, each behind its length
@@ -123,6 +166,10 @@ impl<N: Netlink> Netlink for Recording<N> {
 
     fn ifname(&mut self, index: u32) -> Option<String> {
         self.inner.ifname(index)
+    }
+
+    fn up_links(&mut self) -> Vec<u32> {
+        self.inner.up_links()
     }
 }
 
@@ -376,6 +423,8 @@ pub mod fake {
         pub answers: VecDeque<Vec<u8>>,
         /// What `send` was given.
         pub sent: Vec<Vec<u8>>,
+        /// Interfaces that are up (none unless a test says so).
+        pub up: Vec<u32>,
     }
 
     impl Netlink for Kernel {
@@ -396,6 +445,9 @@ pub mod fake {
                 .iter()
                 .find(|(_, i)| **i == index)
                 .map(|(n, _)| n.clone())
+        }
+        fn up_links(&mut self) -> Vec<u32> {
+            self.up.clone()
         }
     }
 

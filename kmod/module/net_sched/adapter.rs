@@ -4,7 +4,7 @@
 
 use super::netlink::{ExtAck, NlAttr};
 use super::qdisc::{Context, Enqueued, EnqueuedKind, Qdisc, ToFree};
-use super::skb::Skb;
+use super::skb::{Skb, SkbRef};
 use crate::bindings;
 use core::ffi::{c_int, CStr};
 use core::marker::PhantomData;
@@ -40,8 +40,17 @@ pub trait QdiscOps: Zeroable + Send + Sized {
     /// the packet returned.
     fn dequeue(&mut self, sch: &mut Qdisc<'_>) -> Option<Skb>;
 
-    /// Drops every queued packet and returns to the configured, empty state.
-    fn reset(&mut self, sch: &mut Qdisc<'_>);
+    /// The packet the next [`QdiscOps::dequeue`] will return, left in the queue, for a parent
+    /// that looks before it takes (`tbf`, `drr`, `ets`, `hfsc`, `qfq`). Until that dequeue, a
+    /// `change` or a `reset`, every `peek` must name the same packet and `dequeue` must return
+    /// it: the parent has already charged its own budget for it. Packets dropped on the way go
+    /// through [`Qdisc::drop_queued`].
+    fn peek(&mut self, sch: &mut Qdisc<'_>) -> Option<SkbRef<'_>>;
+
+    /// Frees every queued packet and returns to the configured, empty state; returns how many
+    /// packets it freed, which the adapter counts in `qstats.drops` (the stack zeroes `qlen` and
+    /// `backlog` itself).
+    fn reset(&mut self, sch: &mut Qdisc<'_>) -> u32;
 
     /// Writes the nested attributes of `TCA_OPTIONS` into `out`, returning their length.
     fn dump(&self, out: &mut [u8]) -> Result<usize>;
@@ -193,17 +202,19 @@ impl<T: QdiscOps> Adapter<T> {
         }
     }
 
-    /// `Qdisc_ops.peek`: as `qdisc_peek_dequeued`, but the parents hear of drops only after the
-    /// packet is parked in `gso_skb`, so they never see the qdisc empty while it holds one.
+    /// `Qdisc_ops.peek`: the packet [`QdiscOps::peek`] names stays in the qdisc's own queue,
+    /// so the decisions made when a packet leaves (sojourn, marks, shaper tokens) are made when
+    /// the parent takes it with `qdisc_dequeue_peeked`, which then finds `gso_skb` empty and
+    /// calls our dequeue. A packet the stack itself requeued into `gso_skb` comes first.
     ///
     /// # Safety
     ///
     /// Called by the stack only, with the root lock held and a live qdisc of this kind.
     unsafe extern "C" fn peek(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
         // SAFETY: valid qdisc, root lock held.
-        let parked = unsafe { bindings::ecnsharp_shim_peeked(sch) };
-        if !parked.is_null() {
-            return parked;
+        let requeued = unsafe { bindings::ecnsharp_shim_peeked(sch) };
+        if !requeued.is_null() {
+            return requeued;
         }
         // SAFETY: valid qdisc, root lock held.
         let Some(mut q) = (unsafe { Qdisc::from_raw(sch, Context::Data) }) else {
@@ -211,19 +222,11 @@ impl<T: QdiscOps> Adapter<T> {
         };
         // SAFETY: the root lock serialises the data path of this qdisc.
         let this = unsafe { Self::state(sch) };
-        let ptr = match this.dequeue(&mut q) {
-            Some(skb) => {
-                let ptr = skb.into_raw();
-                // SAFETY: valid, locked qdisc; the skb moves from our queue to `gso_skb`, which
-                // the stack purges on reset and destroy.
-                unsafe {
-                    bindings::ecnsharp_shim_dequeued(sch, ptr);
-                    bindings::ecnsharp_shim_stash_peeked(sch, ptr);
-                }
-                ptr
-            }
-            None => core::ptr::null_mut(),
-        };
+        // The pointer outlives the borrow: the packet stays queued under the root lock until a
+        // dequeue, change or reset, none of which can run before the parent is done with it.
+        let ptr = this
+            .peek(&mut q)
+            .map_or(core::ptr::null_mut(), |skb| skb.as_ptr());
         q.settle();
         ptr
     }
@@ -238,8 +241,11 @@ impl<T: QdiscOps> Adapter<T> {
         if let Some(mut q) = unsafe { Qdisc::from_raw(sch, Context::Data) } {
             // SAFETY: the root lock serialises access to the state.
             let this = unsafe { Self::state(sch) };
-            this.reset(&mut q);
-            // The stack zeroes qlen and backlog after reset; parents reset themselves.
+            let freed = this.reset(&mut q);
+            // Counted as drops, as the xstats count them; the stack zeroes qlen and backlog
+            // after reset, and parents reset themselves.
+            // SAFETY: valid qdisc, root lock held.
+            unsafe { bindings::ecnsharp_shim_count_drops(sch, freed) };
         }
     }
 
@@ -296,7 +302,7 @@ impl<T: QdiscOps> Adapter<T> {
             let len = len?.min(buf.len());
             // SAFETY: `d` is the dump in progress; `buf` holds `len` bytes, copied at once.
             to_result(unsafe {
-                bindings::ecnsharp_shim_copy_xstats(d, buf.as_mut_ptr().cast(), len as c_int)
+                bindings::ecnsharp_shim_put_xstats(d, buf.as_ptr().cast(), len as c_int)
             })?;
             Ok(0)
         })

@@ -21,7 +21,7 @@ mod skb;
 pub use adapter::{QdiscOps, Registration};
 pub use netlink::{ExtAck, NlAttr};
 pub use qdisc::{Enqueued, Qdisc, ToFree};
-pub use skb::{Skb, SkbFifo};
+pub use skb::{Skb, SkbFifo, SkbRef};
 
 use crate::bindings;
 

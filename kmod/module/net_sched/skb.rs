@@ -86,6 +86,18 @@ impl Skb {
         unsafe { bindings::ecnsharp_shim_skb_set_time(self.as_ptr(), now_ns) }
     }
 
+    /// The qdisc's own bits kept in the control block beside the enqueue time.
+    pub fn note(&self) -> u8 {
+        // SAFETY: by the type invariant the skb is valid.
+        unsafe { bindings::ecnsharp_shim_skb_note(self.as_ptr()) }
+    }
+
+    /// Stores the qdisc's own bits in the control block.
+    pub fn set_note(&mut self, note: u8) {
+        // SAFETY: by the type invariant the skb is valid and ours to modify.
+        unsafe { bindings::ecnsharp_shim_skb_set_note(self.as_ptr(), note) }
+    }
+
     /// Frees the packet at a point where RTNL is held (change, destroy): the free is deferred to
     /// the RTNL unlock, so it never runs under the qdisc tree lock.
     pub(crate) fn free_rtnl(self) {
@@ -98,6 +110,24 @@ impl Drop for Skb {
     fn drop(&mut self) {
         // SAFETY: by the type invariant we own the only reference, which is given up here.
         unsafe { bindings::ecnsharp_shim_skb_free(self.ptr.as_ptr()) }
+    }
+}
+
+/// A packet still owned by a queue, lent out for a parent's `peek`: the parent may read it (its
+/// length, say) but neither keeps nor frees it; the queue keeps it until a dequeue takes it.
+///
+/// # Invariants
+///
+/// `ptr` points to a valid skb owned by the queue this value borrows, for `'a`.
+pub struct SkbRef<'a> {
+    ptr: NonNull<bindings::sk_buff>,
+    _borrow: core::marker::PhantomData<&'a SkbFifo>,
+}
+
+impl SkbRef<'_> {
+    /// The raw pointer, for the stack's `peek`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::sk_buff {
+        self.ptr.as_ptr()
     }
 }
 
@@ -141,6 +171,15 @@ impl SkbFifo {
             // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant).
             Some(unsafe { bindings::ecnsharp_shim_skb_len(head) })
         }
+    }
+
+    /// The first packet, left in place.
+    pub fn head(&self) -> Option<SkbRef<'_>> {
+        // INVARIANT: a non-null head is a valid skb owned by the FIFO, which `'_` borrows.
+        NonNull::new(self.fifo.head).map(|ptr| SkbRef {
+            ptr,
+            _borrow: core::marker::PhantomData,
+        })
     }
 
     /// Whether the FIFO holds no packet.

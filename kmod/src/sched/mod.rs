@@ -101,6 +101,7 @@ impl BandSet {
 
 /// The discipline that shares the bands below the strict ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Sharing {
     /// Kind `Sp`: every band is strict, nothing is shared.
     None,
