@@ -22,7 +22,7 @@ impl Modes {
     pub const PERSISTENT: Modes = Modes(1 << 1);
     /// Queue length above K at enqueue (DCTCP-RED).
     pub const QUEUE_ENQUEUE: Modes = Modes(1 << 2);
-    /// Queue length above K at dequeue (Wu et al.).
+    /// Band length, the leaving packet included, at or above K at dequeue (Wu et al. 4.2).
     pub const QUEUE_DEQUEUE: Modes = Modes(1 << 3);
     /// Probabilistic sojourn marking between `tmin` and `tmax` (TCN 4.3, for DCQCN).
     pub const PROBABILISTIC: Modes = Modes(1 << 4);
