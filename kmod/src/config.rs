@@ -169,6 +169,9 @@ pub struct Config {
     pub limit_bytes: u32,
     /// Non-ECT packets that would be marked.
     pub non_ect: NonEctPolicy,
+    /// Whether a GSO super-packet is segmented at enqueue, so each segment is queued, timed and
+    /// marked alone (as on a switch), rather than as one packet of up to 64 KB.
+    pub split_gso: bool,
     /// Marking.
     pub marking: MarkingParams,
     /// Scheduling.
@@ -193,6 +196,7 @@ impl Config {
         limit_packets: 1000,
         limit_bytes: 0,
         non_ect: NonEctPolicy::Pass,
+        split_gso: true,
         marking: MarkingParams {
             modes: Modes::ECN_SHARP,
             ins_target: us(200),
@@ -708,6 +712,8 @@ pub(crate) mod arbitrary {
                         } else {
                             NonEctPolicy::Pass
                         },
+                        // Both settings, from a bit of the limit.
+                        split_gso: q.0 % 3 != 0,
                         marking,
                         sched: SchedParams {
                             kind: [SchedKind::Sp, SchedKind::Dwrr, SchedKind::Wfq]

@@ -326,6 +326,7 @@ pub fn options_json(cfg: &Config, sink: &mut impl JsonSink) {
     let burst = cfg.shaper.burst_bytes.into();
     sink.value(Some("burst"), num(burst, Unit::Bytes));
     sink.value(Some("non_ect"), Value::Text(non_ect_name(cfg.non_ect)));
+    sink.value(Some("split_gso"), Value::Bool(cfg.split_gso));
 }
 
 /// The mean sojourn of a band in ns (0 before the first packet).
@@ -653,7 +654,7 @@ mod tests {
              \"dscpmap\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,15,15,15,15,15,15,15,15,15,15,\
              15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,\
              15,15,15,15,15,15,15,15,15,15,15],\
-             \"rate\":0,\"burst\":0,\"non_ect\":\"pass\"}"
+             \"rate\":0,\"burst\":0,\"non_ect\":\"pass\",\"split_gso\":true}"
         );
     }
 
@@ -662,7 +663,7 @@ mod tests {
         let cfg = config(
             "bands 3 quanta 3000,1500,1500 mode ins+pst+red k 100kb pst_target 85.5us \
              control_law ns3 idle_reset off sched wfq weights 4,2,1 classify dscp \
-             rate 9.95gbit burst 64kb pmax 12.5% non_ect drop tmin 1ns",
+             rate 9.95gbit burst 64kb pmax 12.5% non_ect drop tmin 1ns split_gso off",
         );
         let json = options(&cfg);
         for part in [
@@ -673,7 +674,7 @@ mod tests {
             "\"pmax\":0.125,",
             "\"sched\":\"wfq\",\"strict\":0,\"quanta\":[3000,1500,1500],\"weights\":[4,2,1]",
             "\"classify\":\"dscp\"",
-            "\"rate\":9950000000,\"burst\":65536,\"non_ect\":\"drop\"}",
+            "\"rate\":9950000000,\"burst\":65536,\"non_ect\":\"drop\",\"split_gso\":false}",
         ] {
             assert!(json.contains(part), "{part} not in {json}");
         }

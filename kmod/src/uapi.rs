@@ -139,10 +139,12 @@ attributes! {
     Burst = 25, TCA_ECNSHARP_BURST, "burst";
     /// `u32` enum ([`NON_ECT_PASS`], [`NON_ECT_DROP`]): `non_ect`.
     NonEct = 26, TCA_ECNSHARP_NON_ECT, "non_ect";
+    /// `u32` 0 or 1: `split_gso`.
+    SplitGso = 27, TCA_ECNSHARP_SPLIT_GSO, "split_gso";
 }
 
 /// The highest attribute number this version knows (the kernel's policy table size minus one).
-pub const TCA_ECNSHARP_MAX: u16 = TCA_ECNSHARP_NON_ECT;
+pub const TCA_ECNSHARP_MAX: u16 = TCA_ECNSHARP_SPLIT_GSO;
 
 /// [`ControlLaw::InvSqrt`] on the wire.
 pub const CONTROL_LAW_INV_SQRT: u32 = 0;
@@ -550,7 +552,7 @@ impl<'a> NlaWriter<'a> {
 // TCA_OPTIONS
 
 /// Most bytes [`encode_options`] writes: every attribute, with 16 quanta and weights.
-pub const OPTIONS_MAX_SIZE: usize = 20 * nla_total_size(4)
+pub const OPTIONS_MAX_SIZE: usize = 21 * nla_total_size(4)
     + nla_total_size(8)
     + 2 * nla_total_size(4 * MAX_BANDS)
     + nla_total_size(16)
@@ -723,6 +725,13 @@ fn apply(nla: &Nla<'_>, attr: Attr, cfg: &mut Config) -> Result<(), ConfigError>
         }
         Attr::Burst => cfg.shaper.burst_bytes = get_u32(nla, attr)?,
         Attr::NonEct => cfg.non_ect = get_enum(nla, attr, NonEctPolicy::from_uapi)?,
+        Attr::SplitGso => {
+            cfg.split_gso = get_enum(nla, attr, |v| match v {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            })?
+        }
     }
     Ok(())
 }
@@ -779,6 +788,7 @@ pub fn encode_options(cfg: &Config, out: &mut [u8]) -> Result<usize, EncodeError
     w.put_u64(TCA_ECNSHARP_RATE, cfg.shaper.rate_bps)?;
     w.put_u32(TCA_ECNSHARP_BURST, cfg.shaper.burst_bytes)?;
     w.put_u32(TCA_ECNSHARP_NON_ECT, cfg.non_ect.to_uapi())?;
+    w.put_u32(TCA_ECNSHARP_SPLIT_GSO, u32::from(cfg.split_gso))?;
     Ok(w.finish())
 }
 
@@ -1376,6 +1386,7 @@ mod tests {
                 == 4000),
             (nla(26, &1u32.to_ne_bytes()), |c| c.non_ect
                 == NonEctPolicy::Drop),
+            (nla(27, &0u32.to_ne_bytes()), |c| !c.split_gso),
         ];
         assert_eq!(cases.len(), Attr::ALL.len() - 2);
         for (bytes, check) in &cases {

@@ -250,6 +250,19 @@ impl Engine {
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
         let band = self.classify(pkt);
+        self.enqueue_into(pkt, band)
+    }
+
+    /// [`Engine::enqueue`] into `band`, chosen by the caller (a tc filter, or `skb->priority`
+    /// naming a class) instead of the DSCP/priority classifier. A band at or above the bands in
+    /// use is taken as the classifier's choice, as `sch_prio` falls back to its priomap.
+    #[inline(always)]
+    pub fn enqueue_into(&mut self, pkt: &PacketInfo, band: Band) -> EnqueueVerdict {
+        let band = if band.index() < usize::from(self.cfg.bands) {
+            band
+        } else {
+            self.classify(pkt)
+        };
         let len = pkt.len;
         let i = band.index();
         self.stats.count_arrival(len);
@@ -1514,6 +1527,24 @@ mod tests {
             // Equal shares of what is sent, within a packet or two.
             assert!(s0.abs_diff(s1) <= 2, "{kind:?}: band shares {s0} vs {s1}");
         }
+    }
+
+    #[test]
+    fn enqueue_into_a_chosen_band() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 3;
+        let mut e = Engine::new(&cfg);
+        let p = pkt(100, ECT0);
+        let natural = e.classify(&p);
+        let chosen = band(if natural.index() == 2 { 0 } else { 2 });
+        assert!(
+            matches!(e.enqueue_into(&p, chosen), EnqueueVerdict::Queue { band: b, .. } if b == chosen)
+        );
+        assert_eq!(e.band_stats(chosen).enqueued, 1);
+        // A band beyond the bands in use falls back to the classifier.
+        assert!(
+            matches!(e.enqueue_into(&p, band(7)), EnqueueVerdict::Queue { band: b, .. } if b == natural)
+        );
     }
 
     #[test]

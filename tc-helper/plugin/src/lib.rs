@@ -604,7 +604,7 @@ mod tests {
         t.json_end_object();
         let head = "\"options\":{\"limit\":1000,\"limit_bytes\":0,\"bands\":2";
         assert!(t.out.starts_with(head), "{}", t.out);
-        assert!(t.out.ends_with("\"non_ect\":\"pass\"}"));
+        assert!(t.out.ends_with("\"non_ect\":\"pass\",\"split_gso\":true}"));
         assert!(t.out.contains("\"pst_target\":85.5,"));
         assert!(t.out.contains("\"quanta\":[1514,1514]"));
         // Bad lengths and unknown attributes are refused, not read past.
