@@ -13,7 +13,8 @@ use crate::config::Config;
 use crate::ecn::Ecn;
 use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, Head, PacketInfo, PacketNote};
 use crate::net_sched::{
-    self, Enqueued, ExtAck, NlAttr, Qdisc, QdiscOps, Skb, SkbFifo, SkbRef, ToFree,
+    self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbFifo,
+    SkbRef, ToFree,
 };
 use crate::uapi;
 use kernel::init::Zeroable;
@@ -80,6 +81,39 @@ impl EcnSharp {
         true
     }
 
+    /// Queues one packet (a whole one, or one segment of a GSO packet) into `band` if a filter
+    /// chose it, else where the classifier says: its length if queued, or what dropping it
+    /// returned.
+    fn enqueue_one(
+        &mut self,
+        mut skb: Skb,
+        band: Option<Band>,
+        to_free: &mut ToFree<'_>,
+    ) -> core::result::Result<u32, Enqueued> {
+        let len = skb.pkt_len();
+        let info = PacketInfo {
+            len,
+            priority: skb.priority(),
+            dsfield: skb.dsfield(),
+        };
+        let verdict = match band {
+            Some(band) => self.engine.enqueue_into(&info, band),
+            None => self.engine.enqueue(&info),
+        };
+        match verdict {
+            EnqueueVerdict::Queue { band, mark, note } => {
+                if !mark.is_empty() {
+                    skb.set_ce();
+                }
+                skb.set_enqueue_time(net_sched::now_ns());
+                skb.set_note(note.bits());
+                self.fifos[band.index()].push(skb);
+                Ok(len)
+            }
+            EnqueueVerdict::Drop { .. } => Err(to_free.drop(skb)),
+        }
+    }
+
     /// The band to serve next and its head's length, once the shaper lets that head go at
     /// `now`; `None` if nothing may leave now (the watchdog is then armed).
     fn next_band(&mut self, sch: &mut Qdisc<'_>, now: u64) -> Option<(Band, u32)> {
@@ -105,6 +139,8 @@ impl QdiscOps for EcnSharp {
     const ID: &'static core::ffi::CStr = c"ecnsharp";
     const OPTIONS_MAX: usize = uapi::OPTIONS_MAX_SIZE;
     const XSTATS_MAX: usize = uapi::XSTATS_MAX_SIZE;
+    const CLASSFUL: bool = true;
+    const CLASS_XSTATS_MAX: usize = uapi::CLASS_XSTATS_SIZE;
 
     fn init(
         &mut self,
@@ -117,6 +153,7 @@ impl QdiscOps for EcnSharp {
             None => Config::DEFAULT,
         };
         self.engine = Engine::new_seeded(&cfg, net_sched::random_u32(), sch.mtu());
+        sch.set_classes(u32::from(cfg.bands));
         Ok(())
     }
 
@@ -131,6 +168,7 @@ impl QdiscOps for EcnSharp {
             }
         }
         self.engine.configure(&cfg, now);
+        sch.set_classes(u32::from(cfg.bands));
         // A new scheduler or band count may pick another band: a parent peeks afresh.
         self.promised = 0;
         // A smaller limit drops from the head of the band the engine picks.
@@ -147,24 +185,37 @@ impl QdiscOps for EcnSharp {
         Ok(())
     }
 
-    fn enqueue(&mut self, _sch: &mut Qdisc<'_>, mut skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued {
-        let len = skb.pkt_len();
-        let info = PacketInfo {
-            len,
-            priority: skb.priority(),
-            dsfield: skb.dsfield(),
-        };
-        match self.engine.enqueue(&info) {
-            EnqueueVerdict::Queue { band, mark, note } => {
-                if !mark.is_empty() {
-                    skb.set_ce();
-                }
-                skb.set_enqueue_time(net_sched::now_ns());
-                skb.set_note(note.bits());
-                self.fifos[band.index()].push(skb);
-                Enqueued::queued(len)
+    fn enqueue(&mut self, sch: &mut Qdisc<'_>, skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued {
+        // tc filters (or skb->priority naming a class) first, as sch_prio; then our classifier.
+        let band = match sch.classify(&skb) {
+            FilterVerdict::None => None,
+            FilterVerdict::Class(minor) => {
+                usize::try_from(minor).ok().and_then(|m| Band::new(m.wrapping_sub(1)))
             }
-            EnqueueVerdict::Drop { .. } => to_free.drop(skb),
+            FilterVerdict::Drop => return to_free.filter_drop(skb, false),
+            FilterVerdict::Stolen => return to_free.filter_drop(skb, true),
+        };
+        if self.engine.config().split_gso && skb.is_gso() {
+            let orig_len = skb.pkt_len();
+            return match skb.gso_segment() {
+                Ok(segments) => {
+                    let (mut packets, mut bytes) = (0u32, 0u32);
+                    for seg in segments {
+                        // A segment over the limit is dropped and counted like any packet.
+                        if let Ok(len) = self.enqueue_one(seg, band, to_free) {
+                            packets = packets.saturating_add(1);
+                            bytes = bytes.saturating_add(len);
+                        }
+                    }
+                    Enqueued::segments(packets, bytes, orig_len)
+                }
+                // Could not segment (no memory): dropped and counted.
+                Err(skb) => to_free.drop(skb),
+            };
+        }
+        match self.enqueue_one(skb, band, to_free) {
+            Ok(len) => Enqueued::queued(len),
+            Err(dropped) => dropped,
         }
     }
 
@@ -252,5 +303,23 @@ impl QdiscOps for EcnSharp {
         self.engine
             .encode_xstats(net_sched::now_ns(), out)
             .map_err(|_| emsgsize())
+    }
+
+    fn class_stats(&self, class: u32, out: &mut [u8]) -> Option<(ClassStats, usize)> {
+        let index = usize::try_from(class).ok()?.checked_sub(1)?;
+        let band = Band::new(index).filter(|_| index < usize::from(self.engine.config().bands))?;
+        let b = self.engine.band_stats(band);
+        let counters = ClassStats {
+            bytes: b.bytes,
+            packets: b.packets,
+            qlen: b.qlen,
+            backlog: u32::try_from(b.backlog).unwrap_or(u32::MAX),
+            drops: u32::try_from(b.drops()).unwrap_or(u32::MAX),
+        };
+        let len = self
+            .engine
+            .encode_class_xstats(net_sched::now_ns(), band, out)
+            .ok()?;
+        Some((counters, len))
     }
 }

@@ -350,6 +350,16 @@ int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_b
 	return qdisc_drop(skb, sch, to_free);
 }
 
+/* As prio_enqueue() for a packet its filters dropped (counted) or an action stole (not). */
+int ecnsharp_shim_filter_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free,
+			      int stolen)
+{
+	if (!stolen)
+		qdisc_qstats_drop(sch);
+	__qdisc_drop(skb, to_free);
+	return stolen ? NET_XMIT_SUCCESS | __NET_XMIT_STOLEN : NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+}
+
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch)
 {
 	return skb_peek(&sch->gso_skb);

@@ -88,6 +88,8 @@ void ecnsharp_shim_tree_lock(struct Qdisc *sch);
 void ecnsharp_shim_tree_unlock(struct Qdisc *sch);
 void ecnsharp_shim_watchdog_schedule(struct Qdisc *sch, unsigned long long expires_ns);
 int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
+int ecnsharp_shim_filter_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free,
+			      int stolen);
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch);
 
 /* Packets. */

@@ -834,7 +834,17 @@ pub struct XstatsHeader {
     pub late_wakeups: u64,
     /// The latest such wake-up, in nanoseconds after the time asked for.
     pub late_max_ns: u64,
+    /// [`XSTATS_KIND_QDISC`]: the qdisc's, one record per band; [`XSTATS_KIND_CLASS`]: one
+    /// class's (`tc -s class show`), the record of band `first_band` alone.
+    pub kind: u32,
+    /// The band of the first record.
+    pub first_band: u32,
 }
+
+/// [`XstatsHeader::kind`] of the qdisc's xstats.
+pub const XSTATS_KIND_QDISC: u32 = 0;
+/// [`XstatsHeader::kind`] of a class's xstats.
+pub const XSTATS_KIND_CLASS: u32 = 1;
 
 /// Counters and persistent-marking state of one band. `#[repr(C)]`, no implicit padding.
 #[repr(C)]
@@ -879,11 +889,13 @@ pub struct XstatsBand {
 }
 
 /// Size of [`XstatsHeader`] in bytes.
-pub const XSTATS_HEADER_SIZE: usize = 80;
+pub const XSTATS_HEADER_SIZE: usize = 88;
 /// Size of [`XstatsBand`] in bytes.
 pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
 pub const XSTATS_MAX_SIZE: usize = XSTATS_HEADER_SIZE + MAX_BANDS * XSTATS_BAND_SIZE;
+/// Bytes of a class's xstats: the header and one record.
+pub const CLASS_XSTATS_SIZE: usize = XSTATS_HEADER_SIZE + XSTATS_BAND_SIZE;
 
 /// What one `RTM_NEWQDISC` of an ecnsharp qdisc may take, stats included: the kernel builds
 /// notifications (`tc monitor`, the reply to a change) and `tc qdisc show dev X` replies in one
@@ -977,6 +989,8 @@ impl XstatsHeader {
         ] {
             p.u64(v);
         }
+        p.u32(self.kind);
+        p.u32(self.first_band);
         rec
     }
 
@@ -998,6 +1012,8 @@ impl XstatsHeader {
             marks: g.u64(),
             late_wakeups: g.u64(),
             late_max_ns: g.u64(),
+            kind: g.u32(),
+            first_band: g.u32(),
         }
     }
 }

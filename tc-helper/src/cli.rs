@@ -38,33 +38,33 @@ Exit status: 0 done, 1 options refused before the kernel saw them, 2 the kernel 
 
 /// Global flags.
 #[derive(Clone, Copy, Debug, Default)]
-struct Flags {
-    stats: bool,
-    json: bool,
+pub(crate) struct Flags {
+    pub(crate) stats: bool,
+    pub(crate) json: bool,
 }
 
 /// One command's context.
-struct Ctx<'a, N: Netlink> {
-    nl: &'a mut N,
-    out: &'a mut dyn Write,
-    err: &'a mut dyn Write,
+pub(crate) struct Ctx<'a, N: Netlink> {
+    pub(crate) nl: &'a mut N,
+    pub(crate) out: &'a mut dyn Write,
+    pub(crate) err: &'a mut dyn Write,
     seq: u32,
 }
 
 impl<N: Netlink> Ctx<'_, N> {
-    fn next_seq(&mut self) -> u32 {
+    pub(crate) fn next_seq(&mut self) -> u32 {
         self.seq = self.seq.wrapping_add(1);
         self.seq
     }
 
     /// A usage error, tc's way.
-    fn usage(&mut self, what: &str) -> i32 {
+    pub(crate) fn usage(&mut self, what: &str) -> i32 {
         let _ = writeln!(self.err, "{what}");
         EXIT_USAGE
     }
 
     /// The kernel's answer, as tc prints it.
-    fn kernel_error(&mut self, e: NlError) -> i32 {
+    pub(crate) fn kernel_error(&mut self, e: NlError) -> i32 {
         match e {
             NlError::Kernel {
                 message: Some(msg), ..
@@ -154,6 +154,7 @@ pub fn run(
     }
     match rest.split_first() {
         Some((object, tail)) if object == "qdisc" => qdisc(&mut ctx, flags, tail),
+        Some((object, tail)) if object == "class" => crate::class::show(&mut ctx, flags, tail),
         Some((object, tail)) if object == "tune" => match tune::parse(tail) {
             Ok(input) => {
                 let t = tune::tune(&input);

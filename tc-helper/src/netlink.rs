@@ -377,7 +377,15 @@ pub struct Dump {
     pub warnings: Vec<String>,
 }
 
-/// Sends a dump request and collects every qdisc message until `NLMSG_DONE`.
+/// The request for `class show dev DEV`: a dump of the device's classes (the kernel needs the
+/// device for class dumps).
+pub fn class_dump_request(ifindex: u32, seq: u32) -> Vec<u8> {
+    let tc = TcMessage::with_index(i32::try_from(ifindex).unwrap_or(0));
+    let msg = RouteNetlinkMessage::GetTrafficClass(tc);
+    serialize(header(NLM_F_REQUEST | NLM_F_DUMP, seq), msg)
+}
+
+/// Sends a dump request and collects every qdisc (or class) message until `NLMSG_DONE`.
 pub fn dump(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<Dump, NlError> {
     nl.send(msg)?;
     let mut out = Dump {
@@ -397,9 +405,10 @@ pub fn dump(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<Dump, NlError
                         return Err(error_of(&header, &e.header, code.get()));
                     }
                 }
-                Ok(NetlinkPayload::InnerMessage(RouteNetlinkMessage::NewQueueDiscipline(tc))) => {
-                    out.qdiscs.push(tc)
-                }
+                Ok(NetlinkPayload::InnerMessage(
+                    RouteNetlinkMessage::NewQueueDiscipline(tc)
+                    | RouteNetlinkMessage::NewTrafficClass(tc),
+                )) => out.qdiscs.push(tc),
                 Ok(_) => {}
                 Err(why) => out.warnings.push(format!("skipped a qdisc message: {why}")),
             }

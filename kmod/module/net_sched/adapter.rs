@@ -57,6 +57,34 @@ pub trait QdiscOps: Zeroable + Send + Sized {
 
     /// Writes the qdisc-specific statistics (xstats) into `out`, returning their length.
     fn dump_stats(&self, out: &mut [u8]) -> Result<usize>;
+
+    /// Whether the qdisc has classes (each with [`QdiscOps::class_stats`]) and a filter block:
+    /// `tc class show` lists them and `tc filter ... classid H:N` steers into them
+    /// ([`Qdisc::classify`]). The qdisc declares how many it has with [`Qdisc::set_classes`].
+    const CLASSFUL: bool = false;
+    /// Most bytes [`QdiscOps::class_stats`] writes.
+    const CLASS_XSTATS_MAX: usize = 0;
+
+    /// The counters of class `class` (1-based) and its xstats written into `out` (their length),
+    /// or `None` if there is no such class.
+    fn class_stats(&self, _class: u32, _out: &mut [u8]) -> Option<(ClassStats, usize)> {
+        None
+    }
+}
+
+/// The generic counters of one class, as `tc -s class show` prints them.
+#[derive(Clone, Copy, Default)]
+pub struct ClassStats {
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Packets queued now.
+    pub qlen: u32,
+    /// Bytes queued now.
+    pub backlog: u32,
+    /// Packets dropped.
+    pub drops: u32,
 }
 
 /// The C callbacks of a [`QdiscOps`] type.
@@ -164,6 +192,33 @@ impl<T: QdiscOps> Adapter<T> {
             EnqueuedKind::Queued(len) => {
                 // SAFETY: valid, locked qdisc.
                 unsafe { bindings::ecnsharp_shim_enqueued(sch, len) };
+                bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
+            }
+            EnqueuedKind::Segments {
+                packets,
+                bytes,
+                orig_len,
+            } => {
+                if packets == 0 {
+                    return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
+                }
+                // Our own counters first, so no parent is told we are empty while we are not.
+                // SAFETY: valid, locked qdisc.
+                unsafe { bindings::ecnsharp_shim_enqueued_many(sch, packets, bytes) };
+                // The parents count the one packet of `orig_len` they handed us: tell them of
+                // the difference, negative drops as tbf does.
+                if packets != 1 || bytes != orig_len {
+                    let n = 1i64 - i64::from(packets);
+                    let len = i64::from(orig_len) - i64::from(bytes);
+                    // SAFETY: valid, locked qdisc.
+                    unsafe {
+                        bindings::ecnsharp_shim_tree_reduce_backlog(
+                            sch,
+                            i32::try_from(n).unwrap_or(i32::MIN),
+                            i32::try_from(len).unwrap_or(0),
+                        )
+                    };
+                }
                 bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
             }
             EnqueuedKind::Dropped(ret) => ret,
@@ -308,6 +363,43 @@ impl<T: QdiscOps> Adapter<T> {
         })
     }
 
+    /// `Qdisc_class_ops.dump_stats`: RTNL held; the tree lock keeps the data path out.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, under RTNL, with a live qdisc of this kind, a class `find`
+    /// returned, and the stats dump in progress.
+    unsafe extern "C" fn dump_class_stats(
+        sch: *mut bindings::Qdisc,
+        cl: core::ffi::c_ulong,
+        d: *mut bindings::gnet_dump,
+    ) -> c_int {
+        from_result(|| {
+            let class = u32::try_from(cl).map_err(|_| EINVAL)?;
+            let mut buf = KVec::<u8>::from_elem(0, T::CLASS_XSTATS_MAX, GFP_KERNEL)?;
+            // SAFETY: valid qdisc under RTNL (process context).
+            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+            // SAFETY: the tree lock serialises access to the state.
+            let got = unsafe { Self::state(sch) }.class_stats(class, &mut buf);
+            // SAFETY: taken above.
+            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+            let (st, len) = got.ok_or(EINVAL)?;
+            let len = len.min(buf.len());
+            let c = bindings::ecnsharp_shim_class_stats {
+                bytes: st.bytes,
+                packets: st.packets,
+                qlen: st.qlen,
+                backlog: st.backlog,
+                drops: st.drops,
+            };
+            // SAFETY: `d` is the dump in progress; `c` and `buf` are read during the call only.
+            to_result(unsafe {
+                bindings::ecnsharp_shim_put_class_stats(d, &c, buf.as_ptr().cast(), len as c_int)
+            })?;
+            Ok(0)
+        })
+    }
+
     const OPS: bindings::ecnsharp_shim_ops = bindings::ecnsharp_shim_ops {
         enqueue: Some(Self::enqueue),
         dequeue: Some(Self::dequeue),
@@ -318,6 +410,11 @@ impl<T: QdiscOps> Adapter<T> {
         change: Some(Self::change),
         dump: Some(Self::dump),
         dump_stats: Some(Self::dump_stats),
+        dump_class_stats: if T::CLASSFUL {
+            Some(Self::dump_class_stats)
+        } else {
+            None
+        },
     };
 }
 
