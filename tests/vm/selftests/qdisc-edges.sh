@@ -20,6 +20,16 @@ near() {
 }
 # UDP datagrams the receiver got (pktgen sends to port 9, where nothing listens).
 rx_udp() { snmp_counter rcv Udp NoPorts; }
+# child_drained [TIMEOUT_S]: until no qdisc on $Q holds a packet (read with ecnsharp-tc: tc 6.1
+# prints invalid JSON for hfsc and qfq).
+child_drained() {
+	_n=0
+	while ecnsharp-tc -s -j qdisc show dev $Q | jq -e 'any(.[]; .qlen > 0)' >/dev/null; do
+		_n=$((_n + 1))
+		[ $_n -gt $((${1:-20} * 10)) ] && return 1
+		sleep 0.1
+	done
+}
 # balanced_json JSON: every band of that qdisc balances, and the bands add up to its counters.
 balanced_json() {
 	echo "$1" | jq -e '
@@ -54,28 +64,28 @@ check "16 bands: dumped options read back (nested TCA_OPTIONS)" near "$(qopt $Q 
 ip link del d9
 
 # ---- 2. Peeking parents: under tbf a packet's sojourn includes its wait for the parent's
-# tokens. Two 1000-byte packets at 80 kbit/s with a one-packet bucket: the first leaves at once,
-# the second waits a packet time (100 ms) for tokens. Decided at peek, its sojourn would be ~0;
-# decided when tbf takes it, at least 100 ms, as under ecnsharp's own shaper at that rate.
-# Timer lateness only adds to both.
-two_packets() { pg_send 2 1000 "tos 02" && wait_drained $Q 10; }
+# tokens. Two 1000-byte packets at 80 kbit/s with a 1514-byte bucket: the first leaves at once,
+# the second waits for the 486 bytes its bucket lacks, 48.6 ms. Decided at peek, its sojourn
+# would be ~0; decided when tbf takes it, at least 48.6 ms, as under ecnsharp's own shaper at
+# that rate. Timer lateness only adds to both.
+two_packets() { pg_send 2 1000 "tos 02" && child_drained 10; }
 tc qdisc del dev $Q root 2>/dev/null
-tc qdisc add dev $Q root handle 1: ecnsharp rate 80kbit burst 1514 mode tcn ins_target 50ms
+tc qdisc add dev $Q root handle 1: ecnsharp rate 80kbit burst 1514 mode tcn ins_target 30ms
 check "built-in shaper at 80kbit: two packets delivered" two_packets
 own_max=$(bstat $Q 0 sojourn_max)
 own_marks=$(bstat $Q 0 marks)
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: tbf rate 80kbit burst 1514 limit 100000
-tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode tcn ins_target 50ms
+tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode tcn ins_target 30ms
 check "under tbf 80kbit: two packets delivered" two_packets
 tbf=$(cjson 2:)
 tbf_max=$(echo "$tbf" | jq -r '.bands[0].sojourn_max')
 tbf_marks=$(echo "$tbf" | jq -r '.bands[0].marks')
 diag "second packet's sojourn: own shaper ${own_max}us, under tbf ${tbf_max}us; marks $own_marks and $tbf_marks"
 check "under tbf: both packets sent" near "$(echo "$tbf" | jq -r '.packets')" 2 0
-check "own shaper: the second packet waited a packet time (>= 90 ms)" ge "${own_max%.*}" 90000
-check "under tbf: the wait for tbf's tokens is part of the sojourn (>= 90 ms)" ge "${tbf_max%.*}" 90000
-check "under tbf: the waiting packet is marked, as under the own shaper (ins_target 50ms)" \
+check "own shaper: the second packet waited for tokens (>= 45 ms)" ge "${own_max%.*}" 45000
+check "under tbf: the wait for tbf's tokens is part of the sojourn (>= 45 ms)" ge "${tbf_max%.*}" 45000
+check "under tbf: the waiting packet is marked, as under the own shaper (ins_target 30ms)" \
 	sh -c "[ '$tbf_marks' = 1 ] && [ '$own_marks' = 1 ]"
 
 # Every peeking parent: traffic flows through ecnsharp, everything is sent, books balance.
@@ -87,7 +97,7 @@ parent_case() {
 	tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode ecnsharp limit 1000 || return 1
 	u0=$(rx_udp)
 	pg_send 200 1000 "tos 02" || return 1
-	wait_drained $Q 40 || { echo "not drained"; cjson 2:; return 1; }
+	child_drained 40 || { echo "not drained"; cjson 2:; return 1; }
 	got=$(($(rx_udp) - u0))
 	c=$(cjson 2:)
 	[ "$(echo "$c" | jq -r '.packets')" = 200 ] || { echo "child sent: $c"; return 1; }
@@ -133,7 +143,10 @@ drops0=$(echo "$c" | jq -r '.drops')
 ip link set $Q down
 c=$(cjson 2:)
 diag "reset freed: qdisc drops $drops0 -> $(echo "$c" | jq -r '.drops'), $held packets were queued"
-check "reset: the packets it freed are counted in drops" near "$(echo "$c" | jq -r '.drops')" $((drops0 + held)) 0
+# A stray ARP or neighbour packet may join between the snapshot and the reset: at least what was
+# queued, and exactly what the bands say (next case).
+check "reset: the packets it freed are counted in drops" \
+	sh -c "[ $(echo "$c" | jq -r '.drops') -ge $((drops0 + held)) ] && [ $(echo "$c" | jq -r '.drops') -le $((drops0 + held + 2)) ]"
 check "reset: drops agree with the bands' counters" sh -c "echo '$c' | jq -e '.drops == ([.bands[] | .drops_limit + .drops_nonect + .drops_config] | add)' >/dev/null"
 ip link set $Q up
 
@@ -199,16 +212,16 @@ fi
 # ---- 6. Fair drops: band 0 mixes non-ECT packets (dropped at dequeue by non_ect drop) with
 # ECT ones, band 1 carries ECT only; equal quanta must give equal shares of what is sent.
 tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 10mbit \
+tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 2mbit \
 	mode tcn ins_target 1ms non_ect drop limit 2000
-pg_streams 3 1000 "skb_priority 6;tos 00" "skb_priority 6;tos 02" "skb_priority 0;tos 02" >/dev/null
+pg_streams 4 1000 "skb_priority 6;tos 00" "skb_priority 6;tos 02" "skb_priority 0;tos 02" >/dev/null
 s0=$(bstat $Q 0 packets)
 s1=$(bstat $Q 1 packets)
 d0=$(bstat $Q 0 drops_nonect)
 diag "band 0 sent $s0 (dropped $d0 non-ECT), band 1 sent $s1"
 check "fair drops: both bands sent and band 0 dropped non-ECT packets" sh -c "[ $s0 -gt 100 ] && [ $s1 -gt 100 ] && [ $d0 -gt 100 ]"
 check "fair drops: band 0 gets its half of what is sent (within 10%)" near "$s0" "$s1" $((s1 / 10))
-wait_drained $Q 30 >/dev/null
+tc qdisc del dev $Q root
 
 pg_teardown
 ktap_end
