@@ -22,6 +22,8 @@ DESTDIR ?=
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
 TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
+# The bench's own hostile-input tool (tests/nlfuzz), shipped into the guest only.
+BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
@@ -50,12 +52,13 @@ bench-artifacts:
 	@if grep -E 'warning[:\[]' "$(BENCH_OUT)/module-build.log"; then \
 		echo "error: the module build has warnings (see above)"; exit 1; fi
 	@cp "$(BENCH_OUT)/module-src/sch_ecnsharp.ko" "$(BENCH_OUT)/sch_ecnsharp.ko"
-	@$(TOOLS_BUILD) > "$(BENCH_OUT)/tools-build.log" 2>&1 || { cat "$(BENCH_OUT)/tools-build.log"; exit 1; }
+	@{ $(TOOLS_BUILD) && $(BENCH_TOOLS_BUILD); } > "$(BENCH_OUT)/tools-build.log" 2>&1 || { cat "$(BENCH_OUT)/tools-build.log"; exit 1; }
 	@if grep -E '^warning' "$(BENCH_OUT)/tools-build.log"; then \
 		echo "error: the tools build has warnings (see above)"; exit 1; fi
 	@mkdir -p "$(BENCH_OUT)/tools"
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
 
 # The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
 # copy of the sources of its own (it rebuilds everything); any warning fails.
