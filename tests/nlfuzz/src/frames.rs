@@ -59,7 +59,7 @@ fn udp(len: usize) -> Vec<u8> {
     u.extend(9u16.to_be_bytes());
     u.extend(((8 + len) as u16).to_be_bytes());
     u.extend(0u16.to_be_bytes());
-    u.extend(std::iter::repeat(0x5a).take(len));
+    u.extend(std::iter::repeat_n(0x5a, len));
     u
 }
 
@@ -144,7 +144,7 @@ pub fn frame(kind: &str, a: &Addrs, ecn: u8, size: usize, variant: usize) -> Opt
         }
         "nonip" => {
             let mut f = ether(a, 0x88b5);
-            f.extend(std::iter::repeat(ecn).take(size.max(46)));
+            f.extend(std::iter::repeat_n(ecn, size.max(46)));
             f
         }
         "trunc4" => {
@@ -201,7 +201,7 @@ pub fn gso_frame(a: &Addrs, ecn: u8, segments: usize, mss: usize) -> Vec<u8> {
     f.extend(ether(a, 0x0800));
     f.extend(ip);
     f.extend(tcp);
-    f.extend(std::iter::repeat(0x33).take(payload));
+    f.extend(std::iter::repeat_n(0x33, payload));
     f
 }
 

@@ -261,7 +261,7 @@ fn damage_options(r: &mut Rng, mut attrs: Vec<(u16, Vec<u8>)>) -> (Vec<u8>, Stri
         6 => {
             let mut b = encode(&attrs);
             let tail = 1 + r.below(3);
-            b.extend(std::iter::repeat(0x42).take(tail));
+            b.extend(std::iter::repeat_n(0x42, tail));
             (b, format!("{tail} bytes left over"))
         }
         7 => {

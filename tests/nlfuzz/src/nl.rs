@@ -222,7 +222,7 @@ mod tests {
             m.extend(((4 + payload.len()) as u16).to_ne_bytes());
             m.extend(kind.to_ne_bytes());
             m.extend(*payload);
-            while m.len() % 4 != 0 {
+            while !m.len().is_multiple_of(4) {
                 m.push(0);
             }
         }

@@ -1,79 +1,223 @@
 #!/bin/sh
 # Stress: every marking mode with every scheduler, with and without the shaper, under mixed
-# traffic (ECT(0), ECT(1), non-ECT and CE; three priorities; IPv4 and IPv6), with options changed
-# under load and ecnsharp nested under htb and tbf. Only invariants are asserted (the counters
-# balance, nothing is left queued after a delete), so the suite means the same on the debug
-# kernel, where KASAN, lockdep, the atomic-sleep checks and kmemleak watch every path.
+# traffic on every band (ECT(0), ECT(1), non-ECT and CE; three priorities; IPv4 and IPv6); then
+# the configuration changed as fast as tc goes (bands up and down, rate, limit, mode, scheduler)
+# under traffic, at the root and under htb, tbf and prio; links flapping; the qdisc deleted and
+# re-added; the device deleted under traffic; the module unloaded at the end. Every run is
+# bounded in time and must have moved traffic: pktgen offered packets, every band enqueued some.
+# Only invariants are asserted, so the suite means the same on the debug kernel (KASAN, lockdep,
+# kmemleak): band by band enqueued = sent + drops + queued; once drained, every offered packet
+# was enqueued by ecnsharp and sent or dropped, and a parent's counters say the same.
+#
+# Argument: [SECONDS] of traffic per run (default 2; make soak runs longer).
 . /test/vm/guest/lib.sh
+. /test/vm/guest/hostile.sh
 ktap_begin qdisc-stress
 
 Q=vq
 SECS=${1:-2}
-MIX="skb_priority 0;tos 02;delay 100000|skb_priority 1;tos 01;delay 150000|skb_priority 2;tos 00;delay 200000"
-traffic() {
-	old_ifs=$IFS
-	IFS='|'
-	# shellcheck disable=SC2086
-	set -- $MIX
-	IFS=$old_ifs
-	pg_streams "$SECS" 700 "$@" "$1;dst6 fd01::2;src6 fd01::1" "skb_priority 0;tos 03;delay 500000"
+STRESS_S=0
+STRESS_PKTS=0
+CHANGES=0
+MAP="priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2"
+# Three bands (priorities 0, 1, 2), IPv4 and IPv6, every ECN codepoint, paced.
+traffic_start() {
+	bg_start "skb_priority 0;tos 02;delay 100000" "skb_priority 1;tos 01;delay 150000" \
+		"skb_priority 2;tos 00;delay 200000" "skb_priority 0;tos 02;dst6 fd01::2;src6 fd01::1;delay 300000" \
+		"skb_priority 1;tos 03;delay 500000" || return 1
 }
+# traffic_stop: stop, then require that pktgen offered packets; adds to the figures.
+traffic_stop() {
+	bg_stop
+	STRESS_S=$((STRESS_S + SECS))
+	STRESS_PKTS=$((STRESS_PKTS + BG_OFFERED))
+	[ "$BG_OFFERED" -gt 0 ] || { echo "pktgen offered nothing"; return 1; }
+}
+
+# drained_balance [PARENT-KIND]: after the queue drained, ecnsharp enqueued exactly what pktgen
+# offered and sent or dropped all of it; with a parent, the parent's counters agree (sent, drops,
+# nothing left). The bands that took traffic must be NBANDS (default 3).
+drained_balance() {
+	wait_drained $Q 60 || { echo "queue never drained"; tc -s qdisc show dev $Q; return 1; }
+	settled_balanced $Q || return 1
+	_enq=$(jq '[.[] | select(.kind == "ecnsharp") | .bands[].enqueued] | add' /tmp/dump.json)
+	_busy=$(jq '[.[] | select(.kind == "ecnsharp") | .bands[] | select(.enqueued > 0)] | length' /tmp/dump.json)
+	[ "$_enq" = "$BG_OFFERED" ] || {
+		MISMATCHES=$((MISMATCHES + 1))
+		echo "ecnsharp enqueued $_enq, pktgen offered $BG_OFFERED"
+		return 1
+	}
+	[ "$_busy" -ge "${NBANDS:-3}" ] || { echo "only $_busy bands took traffic"; return 1; }
+	[ -z "${1:-}" ] && return 0
+	jq -e --argjson off "$BG_OFFERED" '([.[] | select(.kind == "ecnsharp")][0]) as $c |
+		([.[] | select(.root == true)][0]) as $p |
+		$p.packets + $p.drops == $off and $p.qlen == 0 and $p.backlog == 0 and
+		$p.packets == $c.packets and $p.drops == $c.drops' /tmp/dump.json >/dev/null || {
+		MISMATCHES=$((MISMATCHES + 1))
+		echo "parent $1 disagrees with ecnsharp or with the $BG_OFFERED packets offered:"
+		cat /tmp/dump.json
+		return 1
+	}
+}
+
 run_case() { # OPTIONS...
 	tc qdisc del dev $Q root 2>/dev/null
-	tc qdisc add dev $Q root handle 1: ecnsharp bands 3 priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2 "$@" || return 1
-	traffic
-	bands_balanced $Q || return 1
+	tc qdisc add dev $Q root handle 1: ecnsharp bands 3 $MAP "$@" || return 1
+	traffic_start || return 1
+	sleep "$SECS"
+	balanced_all $Q || { bg_stop; return 1; }
+	traffic_stop || return 1
+	drained_balance || return 1
 	tc qdisc del dev $Q root
 }
 
 pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
 for mode in ecnsharp tcn codel red dequeue prob ecnsharp_prob; do
 	for sched in sp dwrr wfq; do
-		check "$mode, $sched, shaped (limit 200, non_ect drop): counters balance" \
+		check "$mode, $sched, shaped (limit 200, non_ect drop): traffic on every band, counters balance" \
 			run_case mode $mode sched $sched rate 30mbit limit 200 k 20 non_ect drop
 	done
-	check "$mode, dwrr strict 1, unshaped: counters balance" run_case mode $mode sched dwrr strict 1
+	check "$mode, dwrr strict 1, unshaped: traffic on every band, counters balance" \
+		run_case mode $mode sched dwrr strict 1
 done
 
-changing() {
-	tc qdisc del dev $Q root 2>/dev/null
-	tc qdisc add dev $Q root handle 1: ecnsharp bands 4 rate 20mbit limit 300 || return 1
-	(
-		for i in 1 2 3 4 5 6; do
-			tc qdisc change dev $Q root ecnsharp bands $((2 + i % 3)) limit $((50 + i * 40)) \
-				sched $(echo "sp dwrr wfq" | cut -d' ' -f$((1 + i % 3))) mode ecnsharp_prob \
-				rate $((10 + i * 5))mbit
-			sleep 0.3
-		done
-	) &
-	traffic
-	wait
-	bands_balanced $Q || return 1
-	tc qdisc del dev $Q root
+# changer SECONDS [PARENT-ARGS...]: change the options as fast as tc goes for SECONDS: bands up
+# and down (1 to 6), rate, limit, mode, scheduler. Prints "changes N failed M" at the end.
+changer() {
+	_end=$(($(uptime_ms) + $1 * 1000))
+	shift
+	_n=0
+	_f=0
+	_i=0
+	while [ "$(uptime_ms)" -lt $_end ]; do
+		_i=$((_i + 1))
+		case $((_i % 7)) in
+		0) _mode=ecnsharp ;; 1) _mode=tcn ;; 2) _mode=codel ;; 3) _mode=red ;;
+		4) _mode=dequeue ;; 5) _mode=prob ;; *) _mode=ecnsharp_prob ;;
+		esac
+		case $((_i % 3)) in 0) _sched=sp ;; 1) _sched=dwrr ;; *) _sched=wfq ;; esac
+		case $((_i % 5)) in 0) _rate=0 ;; 1) _rate=5mbit ;; 2) _rate=30mbit ;; 3) _rate=100mbit ;; *) _rate=1gbit ;; esac
+		if tc qdisc change dev $Q "$@" ecnsharp bands $((1 + _i % 6)) limit $((5 + (_i * 37) % 400)) \
+			mode $_mode sched $_sched rate $_rate >/tmp/change.err 2>&1; then
+			_n=$((_n + 1))
+		else
+			_f=$((_f + 1))
+			sed 's/^/# change: /' /tmp/change.err | head -n 3
+		fi
+	done
+	echo "changes $_n failed $_f"
 }
-check "bands, limit, scheduler and rate changed under load: counters balance" changing
-
-nested() { # PARENT-SETUP...: ecnsharp as 10: under the given parent, with traffic
+# under_change [PARENT-KIND]: traffic through a qdisc whose options change under it.
+under_change() {
 	tc qdisc del dev $Q root 2>/dev/null
-	"$@" || return 1
-	tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp bands 3 limit 100 mode tcn ins_target 1ms || return 1
-	traffic
-	tc qdisc change dev $Q parent 1:1 handle 10: ecnsharp limit 10 || return 1
-	j=$(tc -s -j qdisc show dev $Q)
+	if [ -n "${1:-}" ]; then
+		${1}_parent || return 1
+		set -- "$1" parent 1:1
+		tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp bands 3 $MAP rate 20mbit limit 300 || return 1
+	else
+		set -- "" root
+		tc qdisc add dev $Q root handle 1: ecnsharp bands 3 $MAP rate 20mbit limit 300 || return 1
+	fi
+	_kind=$1
+	shift
+	traffic_start || return 1
+	changer "$SECS" "$@" >/tmp/changer.out
+	balanced_all $Q || { bg_stop; return 1; }
+	traffic_stop || return 1
+	cat /tmp/changer.out
+	read -r _ n _ f </tmp/changer.out
+	CHANGES=$((CHANGES + n))
+	[ "$f" = 0 ] || { echo "$f changes refused"; return 1; }
+	[ "$n" -gt 0 ] || { echo "no change made"; return 1; }
+	# The last change may have left one band: the traffic went to at least one.
+	NBANDS=1 drained_balance $_kind || return 1
 	tc qdisc del dev $Q root
-	echo "$j" | jq -e '(.[] | select(.kind == "ecnsharp")) as $c |
-		($c.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen))' \
-		>/dev/null || { echo "$j"; return 1; }
 }
 htb_parent() {
 	tc qdisc add dev $Q root handle 1: htb default 1 &&
-		tc class add dev $Q parent 1: classid 1:1 htb rate 20mbit
+		tc class add dev $Q parent 1: classid 1:1 htb rate 40mbit
 }
-tbf_parent() { tc qdisc add dev $Q root handle 1: tbf rate 20mbit burst 5000 latency 100ms; }
-check "under htb, with a limit shrink after traffic" nested htb_parent
-check "under tbf (peek), with a limit shrink after traffic" nested tbf_parent
-nothing_left() { [ -z "$(tc qdisc show dev $Q | grep ecnsharp)" ]; }
-check "nothing of ours left on the device" nothing_left
+tbf_parent() { tc qdisc add dev $Q root handle 1: tbf rate 40mbit burst 20k latency 200ms; }
+prio_parent() { tc qdisc add dev $Q root handle 1: prio bands 2 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0; }
+check "options changed as fast as tc goes under traffic (root): every change taken, counters balance" under_change
+check "... under htb: parent and child agree with what was offered" under_change htb
+check "... under tbf (a peeking parent): parent and child agree with what was offered" under_change tbf
+check "... under prio: parent and child agree with what was offered" under_change prio
+
+# Link flaps under traffic and change: each down resets the queue (its packets count as config
+# drops) and stops pktgen on the device, which is restarted after each flap; only ecnsharp's own
+# balance is asserted, at every band, before and after every flap.
+flapping() {
+	tc qdisc del dev $Q root 2>/dev/null
+	tc qdisc add dev $Q root handle 1: ecnsharp bands 3 $MAP rate 10mbit limit 500 || return 1
+	_end=$(($(uptime_ms) + SECS * 1000))
+	_flaps=0
+	_off=0
+	while [ "$(uptime_ms)" -lt $_end ]; do
+		traffic_start || return 1
+		sleep 0.3
+		balanced_all $Q || { bg_stop; return 1; }
+		ip link set $Q down && ip link set $Q up || { bg_stop; return 1; }
+		bg_stop
+		_off=$((_off + BG_OFFERED))
+		tc qdisc change dev $Q root ecnsharp limit $((100 + _flaps % 400)) || return 1
+		_flaps=$((_flaps + 1))
+		balanced_all $Q || return 1
+	done
+	STRESS_S=$((STRESS_S + SECS))
+	STRESS_PKTS=$((STRESS_PKTS + _off))
+	CHANGES=$((CHANGES + 2 * _flaps))
+	diag "link flaps: $_flaps, $_off packets offered"
+	[ "$_flaps" -gt 0 ] && [ "$_off" -gt 0 ] || return 1
+	wait_drained $Q 60 && settled_balanced $Q || return 1
+	jq -e '[.[] | select(.kind == "ecnsharp") | .bands[].enqueued] | add > 0' /tmp/dump.json >/dev/null
+}
+check "link flaps under traffic and change: every band balances around every flap" flapping
+
+# The qdisc deleted and re-added under traffic, many times.
+readd() {
+	tc qdisc del dev $Q root 2>/dev/null
+	traffic_start || return 1
+	_end=$(($(uptime_ms) + SECS * 1000))
+	_n=0
+	while [ "$(uptime_ms)" -lt $_end ]; do
+		tc qdisc replace dev $Q root handle 1: ecnsharp bands $((1 + _n % 4)) rate 20mbit limit 200 || { bg_stop; return 1; }
+		sleep 0.05
+		balanced_all $Q || { bg_stop; return 1; }
+		tc qdisc del dev $Q root || { bg_stop; return 1; }
+		_n=$((_n + 1))
+	done
+	tc qdisc add dev $Q root handle 1: ecnsharp bands 3 $MAP rate 20mbit limit 200 || { bg_stop; return 1; }
+	sleep 0.5
+	balanced_all $Q || { bg_stop; return 1; }
+	traffic_stop || return 1
+	CHANGES=$((CHANGES + 2 * _n))
+	diag "deleted and re-added $_n times"
+	[ "$_n" -gt 0 ] && wait_drained $Q 60 && settled_balanced $Q
+}
+check "qdisc deleted and re-added under traffic: each instance balances" readd
+
+# The device deleted under traffic, with packets queued in a shaped ecnsharp under htb.
+device_gone() {
+	tc qdisc del dev $Q root 2>/dev/null
+	htb_parent && tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp bands 3 $MAP rate 2mbit limit 1000 || return 1
+	traffic_start || return 1
+	sleep "$SECS"
+	balanced_all $Q || { bg_stop; return 1; }
+	_q=$(tc -s -j qdisc show dev $Q | jq '[.[] | select(.kind == "ecnsharp") | .qlen] | add')
+	_off=$(bg_offered)
+	ip link del $Q || { bg_stop; return 1; }
+	bg_stop
+	STRESS_S=$((STRESS_S + SECS))
+	STRESS_PKTS=$((STRESS_PKTS + _off))
+	CHANGES=$((CHANGES + 1))
+	diag "device deleted with $_q packets queued in ecnsharp, $_off offered"
+	[ "$_off" -gt 0 ] && [ "$_q" -gt 0 ] && ! ip link show $Q >/dev/null 2>&1
+}
+check "device deleted under traffic with packets queued" device_gone
 pg_teardown
+nothing_left() { ! tc qdisc show | grep -q ecnsharp; }
+check "nothing of ours left" nothing_left
 check "module unloads after the stress" rmmod sch_ecnsharp
+reliability "stress_s=$STRESS_S stress_pkts=$STRESS_PKTS changes=$CHANGES counter_mismatches=$MISMATCHES"
 ktap_end

@@ -1,0 +1,91 @@
+#!/bin/sh
+# Odd packets through ecnsharp: hand-built frames (ecnsharp-nlfuzz craft, an AF_PACKET sender)
+# of every kind a switch port meets: plain IPv4, IPv4 with options, IPv6 with extension headers,
+# 802.1Q and QinQ tagged IPv4, non-IP, IPv4 and IPv6 headers cut short, IPv4 with a header length
+# below 5, already-CE packets and TCP GSO super-packets (segmented after the qdisc), while a
+# tcpdump-like tap (ecnsharp-nlfuzz tap, AF_PACKET ETH_P_ALL on the same device) clones every
+# frame the device sends. The qdisc marks every ECT packet it can read at dequeue (mode dequeue,
+# k 1), so for each kind: every frame was enqueued and sent; it was marked where the header
+# allows (the tap and the receiver see CE, with valid checksums) and counted where not
+# (nonect_passed, or ce_already for CE arrivals). No crash (the debug kernel watches).
+. /test/vm/guest/lib.sh
+. /test/vm/guest/hostile.sh
+ktap_begin qdisc-oddpkts
+
+Q=vq
+N=${1:-20}
+pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+tc qdisc add dev $Q root handle 1: ecnsharp bands 1 mode dequeue k 1 limit 10000 ||
+	{ ktap_not_ok "ecnsharp with mode dequeue k 1"; ktap_end; exit 1; }
+rx4() { netstat_counter rcv IpExt InCEPkts; }
+rx6() { snmp6_counter rcv Ip6InCEPkts; }
+hdrerr() { snmp_counter rcv Ip InHdrErrors; }
+b() { bstat $Q 0 "$1"; }
+
+# send KIND: N frames of KIND through the qdisc with the tap running; sets D_* (deltas of the
+# band's counters), TAP_* (what the tap saw) and R4/R6/HE (receiver's CE counts, header errors).
+send() {
+	e0=$(b enqueued); p0=$(b packets); m0=$(b marks); n0=$(b nonect_passed); c0=$(b ce_already)
+	r40=$(rx4); r60=$(rx6); he0=$(hdrerr)
+	ecnsharp-nlfuzz tap --dev $Q --seconds 4 >/tmp/tap.out 2>&1 &
+	tap=$!
+	sleep 1
+	ecnsharp-nlfuzz craft --dev $Q --dst-mac "$PG_MAC" --kind "$1" --count $N >/tmp/craft.out 2>&1
+	crc=$?
+	wait_drained $Q 30
+	wait $tap
+	cat /tmp/craft.out /tmp/tap.out | sed 's/^/# /'
+	D_ENQ=$(($(b enqueued) - e0)); D_SENT=$(($(b packets) - p0)); D_MARK=$(($(b marks) - m0))
+	D_NONECT=$(($(b nonect_passed) - n0)); D_CE=$(($(b ce_already) - c0))
+	R4=$(($(rx4) - r40)); R6=$(($(rx6) - r60)); HE=$(($(hdrerr) - he0))
+	TAP_FRAMES=$(sed -n 's/.*frames=\([0-9]*\).*/\1/p' /tmp/tap.out)
+	TAP_CE=$(sed -n 's/.* ce=\([0-9]*\).*/\1/p' /tmp/tap.out)
+	diag "$1: enqueued $D_ENQ sent $D_SENT marks $D_MARK nonect_passed $D_NONECT ce_already $D_CE; tap frames $TAP_FRAMES ce $TAP_CE; receiver CE v4 $R4 v6 $R6, header errors $HE"
+	[ "$crc" = 0 ] && grep -q "sent=$N refused=0" /tmp/craft.out
+}
+eq() { [ "$1" = "$2" ] || { echo "got $1, expected $2"; return 1; }; }
+all_through() { eq "$D_ENQ" $N && eq "$D_SENT" $N; }
+accounted() { eq $((D_MARK + D_NONECT + D_CE)) $N; }
+
+for kind in ipv4 ipv4-opts ipv6-ext vlan qinq; do
+	check "$kind: $N frames crafted and sent" send $kind
+	check "$kind: every frame enqueued and sent" all_through
+	check "$kind: every frame marked" eq "$D_MARK" $N
+	check "$kind: the tap saw them leave with CE" sh -c "[ '$TAP_FRAMES' -ge $N ] && [ '$TAP_CE' -ge $N ]"
+	case $kind in
+	ipv4 | ipv4-opts)
+		check "$kind: the receiver saw CE on each, checksums valid" sh -c "[ $R4 = $N ] && [ $HE = 0 ]" ;;
+	ipv6-ext)
+		check "$kind: the receiver saw CE on each" eq "$R6" $N ;;
+	esac
+done
+
+check "ce: $N already-CE frames" send ce
+check "ce: every frame enqueued and sent" all_through
+check "ce: counted as arrived CE, never as our marks" sh -c "[ $D_CE = $N ] && [ $D_MARK = 0 ] && [ $R4 = $N ]"
+
+for kind in nonip trunc4 trunc6; do
+	check "$kind: $N frames crafted and sent" send $kind
+	check "$kind: every frame enqueued and sent" all_through
+	check "$kind: none marked, each counted as not markable" sh -c "[ $D_MARK = 0 ] && [ $D_NONECT = $N ]"
+	check "$kind: the tap saw them leave" sh -c "[ '$TAP_FRAMES' -ge $N ]"
+done
+
+check "badihl: $N IPv4 frames with a header length below 5" send badihl
+check "badihl: every frame enqueued and sent" all_through
+check "badihl: each marked or counted" accounted
+
+# GSO: the qdisc holds one skb per super-packet; the stack cuts it into 8 segments after the
+# qdisc, and every segment carries the mark.
+check "gso: $N TCP super-packets of 8 x 1000 bytes" send gso
+check "gso: each enqueued and sent as one packet" all_through
+check "gso: each marked" eq "$D_MARK" $N
+check "gso: the tap saw 8 CE segments per super-packet" sh -c "[ '$TAP_CE' -ge $((8 * N)) ]"
+check "gso: the receiver saw CE on every segment" eq "$R4" $((8 * N))
+
+check "counters balance after all of it" settled_balanced $Q
+tc qdisc del dev $Q root
+pg_teardown
+check "module unloads" rmmod sch_ecnsharp
+reliability "counter_mismatches=$MISMATCHES"
+ktap_end
