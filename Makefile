@@ -3,6 +3,7 @@
 #   make                 build sch_ecnsharp.ko against KDIR (default: the running kernel's build tree)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make check           every test: host tests, then the VM selftests (what CI runs)
+#   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
@@ -28,7 +29,7 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check demo deps kernel kernel-debug bench-artifacts module-clippy clean install
+.PHONY: all module check soak demo deps kernel kernel-debug bench-artifacts module-clippy clean install
 
 all: module
 
@@ -73,6 +74,10 @@ module-clippy:
 
 check:
 	@tests/check.sh
+
+SOAK_MINUTES ?= 60
+soak:
+	@tests/soak.sh $(SOAK_MINUTES)
 
 install:
 	$(TOOLS_BUILD)

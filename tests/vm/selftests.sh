@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # selftests.sh [--flavour F] [SUITE...]: run VM selftest suites (tests/vm/selftests/*.sh by
 # default), one VM boot each, and print the KTAP totals. Exit 0 only if every case passed.
+# SUITE_ARGS (words) are passed to every suite, SUITE_TIMEOUT (seconds, default 900) bounds each.
 #
 # A suite fails as a whole (one extra "not ok - ..." line) when its VM run fails (non-zero
 # status, splat, timeout), when it prints no plan, or when its plan "1..N" disagrees with the
@@ -24,7 +25,8 @@ skip=0
 for suite in "${suites[@]}"; do
 	name=$(basename "$suite" .sh)
 	log=$(mktemp)
-	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" >/dev/null
+	# shellcheck disable=SC2086 # SUITE_ARGS: words passed to every suite (make soak)
+	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" | grep -v '^# \[' || true
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')

@@ -200,7 +200,7 @@ check "qdisc deleted and re-added under traffic: each instance balances" readd
 # The device deleted under traffic, with packets queued in a shaped ecnsharp under htb.
 device_gone() {
 	tc qdisc del dev $Q root 2>/dev/null
-	htb_parent && tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp bands 3 $MAP rate 2mbit limit 1000 || return 1
+	htb_parent && tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp bands 3 $MAP rate 200kbit limit 1000 || return 1
 	traffic_start || return 1
 	sleep "$SECS"
 	balanced_all $Q || { bg_stop; return 1; }
