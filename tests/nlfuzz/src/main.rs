@@ -3,14 +3,16 @@
 //! ```text
 //! ecnsharp-nlfuzz fuzz --dev DEV --parents P[,P...] --handle H --seed S --count N
 //! ecnsharp-nlfuzz craft --dev DEV --dst-mac MAC --kind KIND --count N [--ecn E] [--size B]
-//! ecnsharp-nlfuzz tap --dev DEV --seconds S
+//!                       [--priority PRIO]
+//! ecnsharp-nlfuzz tap --dev DEV --stop-file PATH [--seconds MAX]
 //! ```
 //! `fuzz` sends N malformed or extreme `RTM_NEWQDISC`/`RTM_DELQDISC` requests (seeded: the same
 //! seed replays the same requests) and checks every answer: an ack, and on an error that the qdisc
 //! itself may have raised (damage inside `TCA_OPTIONS`, or none), an extack message. It prints
 //! `nlfuzz: seed=S tried=N accepted=N rejected=N violations=N` and exits 1 on any violation.
-//! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc; `tap` counts, like
-//! tcpdump on DEV, the frames DEV transmits and their ECN field.
+//! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc, with `skb->priority`
+//! PRIO (`SO_PRIORITY`, default 0); `tap` counts, like tcpdump on DEV, the frames DEV transmits
+//! and their ECN field, from "tap: listening" until PATH exists (at most MAX seconds, default 60).
 
 mod frames;
 mod gen;
@@ -168,7 +170,8 @@ fn craft(args: &Args) -> Result<bool, String> {
     let ecn = args.num("ecn", Some(u64::from(frames::ECT0)))? as u8 & 3;
     let size = args.num("size", Some(100))? as usize;
     let gso = kind == "gso";
-    let sock = packet::PacketSocket::sender(ifindex, gso).map_err(|e| e.to_string())?;
+    let priority = args.num("priority", Some(0))? as libc::c_int;
+    let sock = packet::PacketSocket::sender(ifindex, gso, priority).map_err(|e| e.to_string())?;
     let (mut sent, mut refused) = (0u64, 0u64);
     for i in 0..count as usize {
         let f = if gso {
@@ -189,8 +192,14 @@ fn craft(args: &Args) -> Result<bool, String> {
 
 fn tap(args: &Args) -> Result<bool, String> {
     let ifindex = nl::ifindex(args.get("dev")?).map_err(|e| e.to_string())?;
-    let secs = args.num("seconds", None)?;
-    let c = packet::tap(ifindex, Duration::from_secs(secs)).map_err(|e| e.to_string())?;
+    let secs = args.num("seconds", Some(60))?;
+    let stop = std::path::PathBuf::from(args.get("stop-file")?);
+    let ready = || {
+        println!("tap: listening");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    };
+    let c =
+        packet::tap(ifindex, Duration::from_secs(secs), &stop, ready).map_err(|e| e.to_string())?;
     println!(
         "tap: frames={} ip={} tagged={} ce={} ect={}",
         c.frames, c.ip, c.tagged, c.ce, c.ect

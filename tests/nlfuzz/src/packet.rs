@@ -63,9 +63,23 @@ impl PacketSocket {
         addr
     }
 
-    /// A sender on `ifindex`; with `vnet` each frame starts with a `virtio_net_hdr` (GSO).
-    pub fn sender(ifindex: u32, vnet: bool) -> io::Result<PacketSocket> {
+    /// A sender on `ifindex` whose frames get `skb->priority` `priority`; with `vnet` each
+    /// frame starts with a `virtio_net_hdr` (GSO).
+    pub fn sender(ifindex: u32, vnet: bool, priority: libc::c_int) -> io::Result<PacketSocket> {
         let s = PacketSocket::open(ifindex, 0)?;
+        // SAFETY: `priority` lives across the call and its size is passed.
+        let rc = unsafe {
+            libc::setsockopt(
+                s.fd,
+                libc::SOL_SOCKET,
+                libc::SO_PRIORITY,
+                (&priority as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(last_error("SO_PRIORITY"));
+        }
         if vnet {
             let one: libc::c_int = 1;
             // SAFETY: `one` lives across the call and its size is passed.
@@ -129,9 +143,32 @@ pub struct TapCounts {
     pub ect: u64,
 }
 
-/// Taps `ifindex` for `duration` and counts what the device transmits (`PACKET_OUTGOING`).
-pub fn tap(ifindex: u32, duration: Duration) -> io::Result<TapCounts> {
+/// Taps `ifindex` and counts what the device transmits (`PACKET_OUTGOING`) until `stop` exists
+/// (then what is already queued on the socket is still read) or `duration` has passed. Calls
+/// `ready` once the socket is bound: from then on every frame sent is seen.
+pub fn tap(
+    ifindex: u32,
+    duration: Duration,
+    stop: &std::path::Path,
+    ready: impl FnOnce(),
+) -> io::Result<TapCounts> {
     let s = PacketSocket::open(ifindex, ETH_P_ALL)?;
+    // Room for a few thousand frames, so none is lost before they are read.
+    let size: libc::c_int = 8 << 20;
+    // SAFETY: `size` lives across the call and its size is passed.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(last_error("SO_RCVBUFFORCE"));
+    }
+    ready();
     let tv = libc::timeval {
         tv_sec: 0,
         tv_usec: 100_000,
@@ -152,6 +189,7 @@ pub fn tap(ifindex: u32, duration: Duration) -> io::Result<TapCounts> {
     let mut counts = TapCounts::default();
     let mut buf = vec![0u8; 65536];
     let end = Instant::now() + duration;
+    let mut stopping = false;
     while Instant::now() < end {
         // SAFETY: an all-zero sockaddr_ll is valid; the kernel fills it.
         let mut from: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -173,6 +211,11 @@ pub fn tap(ifindex: u32, duration: Duration) -> io::Result<TapCounts> {
                 e.kind(),
                 io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
             ) {
+                // Nothing queued for 100 ms: stop if asked, after one more empty read.
+                if stopping {
+                    break;
+                }
+                stopping = stop.exists();
                 continue;
             }
             return Err(e);

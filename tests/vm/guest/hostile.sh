@@ -5,6 +5,15 @@
 
 MISMATCHES=0
 
+# quiet_pair: after pg_pair, vq sends nothing of its own, so the qdisc sees only pktgen's packets
+# and counts can be exact: both neighbours pinned (no ARP), IPv6 off on vq (no MLD, RS or
+# neighbour advertisements; pktgen builds its IPv6 headers itself).
+quiet_pair() {
+	ip neigh replace 10.1.0.2 lladdr "$PG_MAC" dev vq nud permanent || return 1
+	ip -n rcv neigh replace 10.1.0.1 lladdr "$(cat /sys/class/net/vq/address)" dev vr nud permanent || return 1
+	echo 1 >/proc/sys/net/ipv6/conf/vq/disable_ipv6
+}
+
 # bg_start SPEC...: pktgen streams on vq (one per SPEC, each a ";"-separated list of pktgen
 # commands), running until bg_stop. The test network comes from pg_pair.
 bg_start() {
@@ -76,7 +85,7 @@ settled_balanced() {
 		sleep 0.2
 	done
 	MISMATCHES=$((MISMATCHES + 1))
-	cat /tmp/dump.json
+	jq -c '.[]' /tmp/dump.json 2>/dev/null || cat /tmp/dump.json
 	return 1
 }
 

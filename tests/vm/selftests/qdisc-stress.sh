@@ -55,7 +55,7 @@ drained_balance() {
 		$p.packets == $c.packets and $p.drops == $c.drops' /tmp/dump.json >/dev/null || {
 		MISMATCHES=$((MISMATCHES + 1))
 		echo "parent $1 disagrees with ecnsharp or with the $BG_OFFERED packets offered:"
-		cat /tmp/dump.json
+		jq -c ".[]" /tmp/dump.json
 		return 1
 	}
 }
@@ -71,7 +71,7 @@ run_case() { # OPTIONS...
 	tc qdisc del dev $Q root
 }
 
-pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+{ pg_pair && quiet_pair; } || { ktap_not_ok "test network"; ktap_end; exit 1; }
 for mode in ecnsharp tcn codel red dequeue prob ecnsharp_prob; do
 	for sched in sp dwrr wfq; do
 		check "$mode, $sched, shaped (limit 200, non_ect drop): traffic on every band, counters balance" \
