@@ -15,7 +15,8 @@ quiet_pair() {
 }
 
 # bg_start SPEC...: pktgen streams on vq (one per SPEC, each a ";"-separated list of pktgen
-# commands), running until bg_stop. The test network comes from pg_pair.
+# commands) of BG_SIZE-byte packets (default 200), running until bg_stop. The test network comes
+# from pg_pair.
 bg_start() {
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
@@ -25,7 +26,7 @@ bg_start() {
 		[ -w /proc/net/pktgen/$_t ] || _t=kpktgend_0
 		echo "add_device vq@$_i" >/proc/net/pktgen/$_t || return 1
 		_d=/proc/net/pktgen/vq@$_i
-		for _c in "count 0" "pkt_size 200" "clone_skb 0" "burst 1" "xmit_mode queue_xmit" \
+		for _c in "count 0" "pkt_size ${BG_SIZE:-200}" "clone_skb 0" "burst 1" "xmit_mode queue_xmit" \
 			"dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" \
 			"udp_src_min 9" "udp_src_max 64" "flag UDPSRC_RND"; do
 			echo "$_c" >$_d || { echo "pktgen refused: $_c"; return 1; }
