@@ -5,6 +5,7 @@
 //! ecnsharp-nlfuzz craft --dev DEV --dst-mac MAC --kind KIND --count N [--ecn E] [--size B]
 //!                       [--priority PRIO]
 //! ecnsharp-nlfuzz tap --dev DEV --stop-file PATH [--seconds MAX]
+//! ecnsharp-nlfuzz churn --dev DEV --parent P --handle H --seconds S --seed SEED
 //! ```
 //! `fuzz` sends N malformed or extreme `RTM_NEWQDISC`/`RTM_DELQDISC` requests (seeded: the same
 //! seed replays the same requests) and checks every answer: an ack, and on an error that the qdisc
@@ -13,7 +14,10 @@
 //! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc, with `skb->priority`
 //! PRIO (`SO_PRIORITY`, default 0); `tap` counts, like tcpdump on DEV, the frames DEV transmits
 //! and their ECN field, from "tap: listening" until PATH exists (at most MAX seconds, default 60).
+//! `churn` changes the qdisc H under P for S seconds, as fast as the kernel answers, with valid
+//! options (see `churn.rs`); it prints `churn: changes=N failed=N` and exits 1 if any failed.
 
+mod churn;
 mod frames;
 mod gen;
 mod nl;
@@ -207,16 +211,49 @@ fn tap(args: &Args) -> Result<bool, String> {
     Ok(true)
 }
 
+fn churn(args: &Args) -> Result<bool, String> {
+    let ifindex = nl::ifindex(args.get("dev")?).map_err(|e| e.to_string())?;
+    let parent = handle(args.get("parent")?)?;
+    let qdisc = handle(args.get("handle")?)?;
+    let secs = args.num("seconds", None)?;
+    let mut r = rng::Rng::new(args.num("seed", Some(1))?);
+    let mut sock = nl::Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())?;
+    let end = std::time::Instant::now() + Duration::from_secs(secs);
+    let (mut changes, mut failed, mut seq) = (0u64, 0u64, 0u32);
+    while std::time::Instant::now() < end {
+        seq = seq.wrapping_add(1);
+        let m = churn::change_request(&mut r, ifindex, parent, qdisc, seq);
+        let ack = sock
+            .send(&m)
+            .and_then(|()| sock.ack(seq))
+            .map_err(|e| e.to_string())?;
+        if ack.errno == 0 {
+            changes += 1;
+        } else {
+            failed += 1;
+            if failed <= 3 {
+                println!(
+                    "churn: change refused: errno {} {:?}",
+                    ack.errno, ack.message
+                );
+            }
+        }
+    }
+    println!("churn: changes={changes} failed={failed}");
+    Ok(failed == 0)
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let Some((cmd, rest)) = argv.split_first() else {
-        eprintln!("usage: ecnsharp-nlfuzz fuzz|craft|tap --key value ...");
+        eprintln!("usage: ecnsharp-nlfuzz fuzz|craft|tap|churn --key value ...");
         return ExitCode::from(2);
     };
     let run = Args::parse(rest).and_then(|a| match cmd.as_str() {
         "fuzz" => fuzz(&a),
         "craft" => craft(&a),
         "tap" => tap(&a),
+        "churn" => churn(&a),
         _ => Err(format!("unknown command {cmd}")),
     });
     match run {
