@@ -29,9 +29,9 @@ busy_unload() {
 }
 check "unload refused while a qdisc exists" busy_unload
 
-# A starved shaper keeps packets queued: 8 bit/s and a bucket of one packet (nothing but the
-# first leaves while a test runs, however slow the guest).
-starve() { tc qdisc replace dev $Q root handle 1: ecnsharp rate 8bit burst 1514 limit 1000 "$@"; }
+# A starved shaper keeps packets queued: the lowest rate (8 kbit/s: one 1014-byte packet a
+# second) and a bucket of one packet.
+starve() { tc qdisc replace dev $Q root handle 1: ecnsharp rate 8kbit burst 1514 limit 1000 "$@"; }
 # arrived: the packets every ecnsharp qdisc on the device has seen arrive (its own counter).
 arrived() { tc -s -j qdisc show dev $Q | jq '[.[] | select(.kind == "ecnsharp") | .bands[].enqueued] | add // 0'; }
 # fill_counted COUNT: COUNT pings of 1014 bytes on the wire, 100 a second, until the qdisc has
@@ -51,10 +51,20 @@ fill_counted() {
 	wait $_ping 2>/dev/null
 	return 0
 }
-queued() { [ "$(qstat $Q qlen)" -ge "$1" ] || { echo "qlen $(qstat $Q qlen)"; return 1; }; }
+# most_queued: of the 100, the shaper let through no more than its rate allows over the time
+# the qdisc's own clock says passed (the dump's "now", in us; one packet a second, plus the
+# bucket), none was dropped, the rest are queued, and that is most of them. A slow guest takes
+# longer to send the 100, so more may leave, but only as many as the clock allows.
+most_queued() {
+	qjson $Q | jq -e --argjson t0 "$T0" '
+		((.now - $t0) / 1000000 * 1000 / 1014 + 2) as $allowed |
+		.packets <= $allowed and .drops == 0 and .qlen + .packets >= 100 and .qlen >= 50' ||
+		{ qjson $Q | jq -c '{now, packets, drops, qlen}'; echo "since $T0"; return 1; }
+}
 check "starved shaper" starve
+T0=$(qstat $Q now)
 check "100 packets arrive (counted by the qdisc)" fill_counted 100
-check "most stay queued" queued 95
+check "most stay queued: only what the shaper's rate allowed has left" most_queued
 check "counters balance with packets queued (bytes too)" qdisc_balanced $Q
 check "delete with packets queued" tc qdisc del dev $Q root
 reload() { rmmod sch_ecnsharp && insmod $KO; }
@@ -105,7 +115,7 @@ down_reset() {
 	fill_counted 20 || return 1
 	_held=$(band_sum qlen)
 	_d0=$(band_sum drops_config)
-	[ "$_held" -ge 15 ] || { echo "only $_held queued before the reset"; return 1; }
+	[ "$_held" -gt 0 ] || { echo "nothing queued before the reset"; return 1; }
 	ip link set $Q down && ip link set $Q up || return 1
 	qjson $Q | jq -e --argjson held "$_held" --argjson d0 "$_d0" '
 		all(.bands[]; .qlen == 0 and .backlog == 0) and ([.bands[].drops_config] | add) == $d0 + $held' ||
