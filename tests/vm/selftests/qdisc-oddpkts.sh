@@ -97,17 +97,20 @@ check "gso: each marked" eq "$D_MARK" $N
 check "gso: the tap saw 8 CE segments per super-packet" eq "$TAP_CE" $((8 * N))
 check "gso: the receiver saw CE on every segment" eq "$R4" $((8 * N))
 
-# The books: every band balances, the bands add up to the generic qlen and backlog, and the
-# generic packet count is the bands' plus 7 per GSO super-packet (the kernel's bstats count a
-# GSO packet as its segments, ecnsharp's bands count skbs).
+# The books: every band balances, the bands add up to the generic qlen, backlog and bytes. The
+# generic packet count differs by the GSO packets only: the kernel's bstats count a GSO skb as
+# its gso_segs, which 6.12 leaves at 0 for an AF_PACKET sender's unverified ("dodgy") GSO
+# packets (it computes the segments only for the length), where ecnsharp's bands count skbs.
 books() {
-	qjson $Q | jq -e --argjson extra $((7 * N)) '
+	qjson $Q | jq -e --argjson n $N '
+		([.bands[].packets] | add) as $p |
 		all(.bands[]; .enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)
 		and ([.bands[].qlen] | add) == .qlen and ([.bands[].backlog] | add) == .backlog
-		and ([.bands[].packets] | add) + $extra == .packets' >/dev/null ||
+		and ([.bands[].bytes] | add) == .bytes
+		and (.packets == $p - $n or .packets == $p + 7 * $n)' >/dev/null ||
 		{ MISMATCHES=$((MISMATCHES + 1)); qjson $Q; return 1; }
 }
-check "counters balance after all of it (GSO counted as segments by the kernel)" books
+check "counters balance after all of it (GSO packets: the kernel counts their segments)" books
 tc qdisc del dev $Q root
 pg_teardown
 check "module unloads" rmmod sch_ecnsharp
