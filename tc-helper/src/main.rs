@@ -5,6 +5,7 @@
 //! report of the core crate; `ecnsharp-tc tune` prints the ECN# paper's rule of thumb (§3.4).
 //! See docs/tc.md.
 
+mod class;
 mod cli;
 mod json;
 mod netlink;
