@@ -2,7 +2,7 @@
 # Odd packets through ecnsharp: hand-built frames (ecnsharp-nlfuzz craft, an AF_PACKET sender)
 # of every kind a switch port meets: plain IPv4, IPv4 with options, IPv6 with extension headers,
 # 802.1Q and QinQ tagged IPv4, non-IP, IPv4 and IPv6 headers cut short, IPv4 with a header length
-# below 5, already-CE packets and TCP GSO super-packets (segmented after the qdisc), while a
+# below 5, already-CE packets and TCP GSO super-packets (split at enqueue, or whole), while a
 # tcpdump-like tap (ecnsharp-nlfuzz tap, AF_PACKET ETH_P_ALL on the same device) clones every
 # frame the device sends. The qdisc marks every ECT packet it can read at dequeue (mode dequeue,
 # k 1), so for each kind: every frame was enqueued and sent; it was marked where the header
@@ -89,13 +89,20 @@ check "badihl: $N IPv4 frames with a header length below 5" send badihl
 check "badihl: every frame enqueued and sent" all_through
 check "badihl: each marked or counted" accounted
 
-# GSO: the qdisc holds one skb per super-packet; the stack cuts it into 8 segments after the
-# qdisc, and every segment carries the mark.
-check "gso: $N TCP super-packets of 8 x 1000 bytes" send gso
-check "gso: each enqueued and sent as one packet" all_through
-check "gso: each marked" eq "$D_MARK" $N
-check "gso: the tap saw 8 CE segments per super-packet" eq "$TAP_CE" $((8 * N))
-check "gso: the receiver saw CE on every segment" eq "$R4" $((8 * N))
+# GSO: by default (split_gso on) the qdisc cuts each super-packet into its 8 segments at
+# enqueue and marks each; with split_gso off it holds one skb per super-packet and the stack cuts
+# it after the qdisc, every segment carrying the mark.
+check "gso: $N TCP super-packets of 8 x 1000 bytes (split_gso on)" send gso
+check "gso, split: each cut into 8 segments at enqueue, all sent" sh -c "[ $D_ENQ = $((8 * N)) ] && [ $D_SENT = $((8 * N)) ]"
+check "gso, split: every segment marked" eq "$D_MARK" $((8 * N))
+check "gso, split: the tap saw 8 CE segments per super-packet" eq "$TAP_CE" $((8 * N))
+check "gso, split: the receiver saw CE on every segment" eq "$R4" $((8 * N))
+check "split_gso off" tc qdisc change dev $Q root ecnsharp split_gso off
+check "gso: $N TCP super-packets (split_gso off)" send gso
+check "gso, whole: each enqueued and sent as one packet" all_through
+check "gso, whole: each marked" eq "$D_MARK" $N
+check "gso, whole: the tap saw 8 CE segments per super-packet" eq "$TAP_CE" $((8 * N))
+check "gso, whole: the receiver saw CE on every segment" eq "$R4" $((8 * N))
 
 # The books: every band balances, the bands add up to the generic qlen, backlog and bytes. The
 # generic packet count differs by the GSO packets only: the kernel's bstats count a GSO skb as
