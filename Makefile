@@ -3,6 +3,7 @@
 #   make                 build sch_ecnsharp.ko against KDIR (default: the running kernel's build tree)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make check           every test: host tests, then the VM selftests (what CI runs)
+#   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
@@ -22,11 +23,13 @@ DESTDIR ?=
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
 TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
+# The bench's own hostile-input tool (tests/nlfuzz), shipped into the guest only.
+BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check demo deps kernel kernel-debug bench-artifacts module-clippy clean install
+.PHONY: all module check soak demo deps kernel kernel-debug bench-artifacts module-clippy clean install
 
 all: module
 
@@ -50,12 +53,13 @@ bench-artifacts:
 	@if grep -E 'warning[:\[]' "$(BENCH_OUT)/module-build.log"; then \
 		echo "error: the module build has warnings (see above)"; exit 1; fi
 	@cp "$(BENCH_OUT)/module-src/sch_ecnsharp.ko" "$(BENCH_OUT)/sch_ecnsharp.ko"
-	@$(TOOLS_BUILD) > "$(BENCH_OUT)/tools-build.log" 2>&1 || { cat "$(BENCH_OUT)/tools-build.log"; exit 1; }
+	@{ $(TOOLS_BUILD) && $(BENCH_TOOLS_BUILD); } > "$(BENCH_OUT)/tools-build.log" 2>&1 || { cat "$(BENCH_OUT)/tools-build.log"; exit 1; }
 	@if grep -E '^warning' "$(BENCH_OUT)/tools-build.log"; then \
 		echo "error: the tools build has warnings (see above)"; exit 1; fi
 	@mkdir -p "$(BENCH_OUT)/tools"
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
 
 # The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
 # copy of the sources of its own (it rebuilds everything); any warning fails.
@@ -70,6 +74,10 @@ module-clippy:
 
 check:
 	@tests/check.sh
+
+SOAK_MINUTES ?= 60
+soak:
+	@tests/soak.sh $(SOAK_MINUTES)
 
 install:
 	$(TOOLS_BUILD)

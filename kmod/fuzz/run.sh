@@ -27,8 +27,15 @@ fi
 build_flags=(--release --debug-assertions --sanitizer none)
 cargo "+$toolchain" fuzz build "${build_flags[@]}"
 
+targets=$(cargo "+$toolchain" fuzz list)
+if [[ -z "$targets" ]]; then
+    echo "no fuzz target listed by 'cargo fuzz list': nothing was fuzzed" >&2
+    exit 1
+fi
 failed=()
-for target in $(cargo "+$toolchain" fuzz list); do
+ran=0
+for target in $targets; do
+    ran=$((ran + 1))
     mkdir -p "corpus/$target"
     args=(-max_total_time="$seconds" -print_final_stats=1)
     if [[ -f "$target.dict" ]]; then
@@ -44,4 +51,4 @@ if ((${#failed[@]} > 0)); then
     echo "fuzz targets that crashed: ${failed[*]}" >&2
     exit 1
 fi
-echo "all fuzz targets ran ${seconds}s without a crash"
+echo "all $ran fuzz targets ran ${seconds}s without a crash"

@@ -375,7 +375,11 @@ fn each_mode_marks_when_and_only_when_it_should() {
             1_000 / scale
         );
 
-        let mut oracle = [PersistentState::new(); 2];
+        // The persistent rule's oracle is the paper's pseudo-code in f64 (Algorithm1 above),
+        // not the engine's fixed-point PersistentState.
+        let mut oracle = [Algorithm1::default(), Algorithm1::default()];
+        assert_eq!(m.control_law, ControlLaw::InvSqrt);
+        let (pst_target, pst_interval) = (m.pst_target as f64, m.pst_interval as f64);
         let (mut marked, mut unmarked) = (0u64, 0u64);
         let mut by_cause = [0u64; 5];
         let (mut ramp_marks, mut ramp_expected, mut ramp_var) = (0u64, 0f64, 0f64);
@@ -390,14 +394,17 @@ fn each_mode_marks_when_and_only_when_it_should() {
             if on(Modes::INSTANTANEOUS) && d.sojourn > m.ins_target {
                 expected = expected.with(MarkCause::Instantaneous);
             }
-            if on(Modes::PERSISTENT) && oracle[b].should_mark(d.at, d.sojourn, &m) {
+            if on(Modes::PERSISTENT)
+                && oracle[b].should_mark(d.at as f64, d.sojourn as f64, pst_target, pst_interval)
+            {
                 expected = expected.with(MarkCause::Persistent);
             }
             if on(Modes::QUEUE_DEQUEUE) && d.band_len_after.0 + 1 >= m.k {
                 expected = expected.with(MarkCause::QueueDequeue);
             }
             if d.band_len_after.0 == 0 && idle_reset {
-                oracle[b].reset();
+                // A band that runs empty forgets its state (Linux CoDel does the same).
+                oracle[b] = Algorithm1::default();
             }
             let got = d.sent_mark.unwrap();
             if red {

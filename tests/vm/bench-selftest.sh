@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-selftest.sh: the bench's own tests, run on the host. run-in-vm must pass a script's exit
-# status through, and must fail a run whose kernel oopses or that outlives its timeout.
+# status through, and must fail a run whose kernel oopses, leaks (debug kernel) or that outlives
+# its timeout; selftests.sh must fail the fixture suites (tests/vm/fixtures/suite-*.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -64,7 +65,24 @@ if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
 		result fail "the leak fixture module builds"
 		sed 's/^/# /' "$tmp/leak-build.log" | tail -n 20
 	fi
+else
+	n=$((n + 1))
+	echo "ok $n bench: debug kernel: a leaking module fails the run # SKIP ECNSHARP_SKIP_DEBUG=1"
 fi
+
+# The suite harness (tests/vm/selftests.sh, whose lines make check counts) fails a suite that
+# prints "not ok", one that exits non-zero after all "ok", and one that stops before its plan.
+for fixture in suite-not-ok suite-exit suite-short; do
+	"$VM_DIR/selftests.sh" --flavour default "$VM_DIR/fixtures/$fixture.sh" >"$tmp/$fixture.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q '^not ok' "$tmp/$fixture.log" &&
+		grep -qE '^# vm selftests \(default\): [0-9]+ passed, [1-9][0-9]* failed' "$tmp/$fixture.log"; then
+		result ok "harness reports the fixture $fixture as failed (status $rc)"
+	else
+		result fail "harness reports the fixture $fixture as failed (got $rc)"
+		tail -n 20 "$tmp/$fixture.log" | sed 's/^/# /'
+	fi
+done
 
 printf 'sleep 600\n' >"$tmp/hang.sh"
 "$VM_DIR/run-in-vm" --timeout 25 "$tmp/hang.sh" >"$tmp/hang.log" 2>&1

@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # selftests.sh [--flavour F] [SUITE...]: run VM selftest suites (tests/vm/selftests/*.sh by
 # default), one VM boot each, and print the KTAP totals. Exit 0 only if every case passed.
+# SUITE_ARGS (words) are passed to every suite, SUITE_TIMEOUT (seconds, default 900) bounds each.
+#
+# A suite fails as a whole (one extra "not ok - ..." line) when its VM run fails (non-zero
+# status, splat, timeout), when it prints no plan, or when its plan "1..N" disagrees with the
+# cases that ran (a suite that died half-way, or skipped cases silently). Per suite, one line
+# "# vm-log: suite=S flavour=F splats=N leaks=N kmemleak=scanned|absent" reports what the
+# kernel log showed, for tests/check.sh's reliability figures.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,24 +16,43 @@ if [ "${1:-}" = --flavour ]; then flavour=$2; shift 2; fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=("$VM_DIR"/selftests/*.sh)
 
+# The patterns run-in-vm fails a run on.
+splat_re='BUG:|Oops|WARNING:|KASAN|UBSAN|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|rust_panic|Call Trace:'
+
 pass=0
 fail=0
 skip=0
 for suite in "${suites[@]}"; do
+	name=$(basename "$suite" .sh)
 	log=$(mktemp)
-	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" >/dev/null
+	# shellcheck disable=SC2086 # SUITE_ARGS: words passed to every suite (make soak)
+	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" | grep -v '^# \[' || true
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')
 	f=$(grep -cE '^not ok [0-9]+ ' "$log" | tr -d ' ')
+	ran=$((p + f))
 	p=$((p - s))
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# The VM itself failed (timeout, splat, no status): count it, with the reason.
 		f=1
-		echo "not ok - $(basename "$suite") ($flavour): VM run failed with status $rc"
-		grep -E 'BUG:|Oops|WARNING:|KASAN|panic|lock|unreferenced' "$log" | head -n 20 | sed 's/^/# /'
+		echo "not ok - $name ($flavour): VM run failed with status $rc"
+		grep -E "$splat_re|panic|lock|unreferenced" "$log" | head -n 20 | sed 's/^/# /'
 	fi
+	if [ -z "$plan" ]; then
+		f=$((f + 1))
+		echo "not ok - $name ($flavour): no plan (1..N): the suite did not finish"
+	elif [ "$plan" -ne "$ran" ]; then
+		f=$((f + 1))
+		echo "not ok - $name ($flavour): plan 1..$plan but $ran cases ran"
+	fi
+	splats=$(grep -cE "$splat_re" "$log" | tr -d ' ')
+	leaks=$(grep -c 'unreferenced object' "$log" | tr -d ' ')
+	kmemleak=absent
+	grep -q '^ECNSHARP-VM-KMEMLEAK=scanned' "$log" && kmemleak=scanned
+	echo "# vm-log: suite=$name flavour=$flavour splats=$splats leaks=$leaks kmemleak=$kmemleak"
 	pass=$((pass + p))
 	fail=$((fail + f))
 	skip=$((skip + s))

@@ -127,11 +127,14 @@ iperf_run() {
 # ---- Exact traffic with pktgen (no userspace sender): the qdisc under test sits on "vq" in the
 # init namespace; its peer "vr" lives in namespace rcv, which counts what arrives.
 
-# pg_pair: vq (10.1.0.1, fd01::1) in the init namespace <-> vr (10.1.0.2, fd01::2) in rcv.
+# pg_pair [TXQUEUES]: vq (10.1.0.1, fd01::1) in the init namespace <-> vr (10.1.0.2, fd01::2) in
+# rcv; with TXQUEUES > 1 both ends are multiqueue (for mq).
 pg_pair() {
 	pg_teardown
 	ip netns add rcv || return 1
-	ip link add vq type veth peer name vr netns rcv || return 1
+	_q=${1:-1}
+	ip link add vq numtxqueues $_q numrxqueues $_q type veth \
+		peer name vr numtxqueues $_q numrxqueues $_q netns rcv || return 1
 	ip addr add 10.1.0.1/24 dev vq
 	ip addr add fd01::1/64 dev vq nodad
 	ip -n rcv addr add 10.1.0.2/24 dev vr

@@ -13,8 +13,8 @@ MAP="priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2"
 # send was refused, which would starve the other device of its thread.
 PACE=300000
 COMMON="$MAP rate 20mbit limit 100000"
-near_pct() { # A B PCT: |A - B| <= PCT% of B
-	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= b * p / 100) }' ||
+near_pct() { # A B PCT: |A - B| <= PCT% of B, and B > 0 (an empty window proves nothing)
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b > 0 && d <= b * p / 100) }' ||
 		{ echo "got $1, expected $2 (+-$3%)"; return 1; }
 }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a < b) }' || { echo "$1 is not below $2"; return 1; }; }
@@ -32,6 +32,9 @@ EOT
 	W0=$((b0 - a0)); W1=$((b1 - a1)); W2=$((b2 - a2))
 	WT=$((W0 + W1 + W2))
 	diag "window: band0 $W0 band1 $W1 band2 $W2 bytes"
+	# Before any share is judged: the window carried traffic (1 MB is an eighth of what the
+	# 20 Mbit/s shaper sends in 3 s; a share of nothing would pass any ratio).
+	check "window of ${1}s carried traffic (1 MB or more)" sh -c "[ $WT -ge 1000000 ]"
 }
 # streams SECONDS [PACE0]: the three streams in the background (band 0 paced at PACE0 ns).
 streams() {

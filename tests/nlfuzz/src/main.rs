@@ -1,0 +1,283 @@
+//! `ecnsharp-nlfuzz`: hostile inputs for the ecnsharp qdisc, run inside the bench guest.
+//!
+//! ```text
+//! ecnsharp-nlfuzz fuzz --dev DEV --parents P[,P...] --handle H --seed S --count N
+//! ecnsharp-nlfuzz craft --dev DEV --dst-mac MAC --kind KIND --count N [--ecn E] [--size B]
+//!                       [--priority PRIO]
+//! ecnsharp-nlfuzz tap --dev DEV --stop-file PATH [--seconds MAX]
+//! ecnsharp-nlfuzz churn --dev DEV --parent P --handle H --seconds S --seed SEED
+//! ```
+//! `fuzz` sends N malformed or extreme `RTM_NEWQDISC`/`RTM_DELQDISC` requests (seeded: the same
+//! seed replays the same requests) and checks every answer: an ack, and on an error that the qdisc
+//! itself may have raised (damage inside `TCA_OPTIONS`, or none), an extack message. It prints
+//! `nlfuzz: seed=S tried=N accepted=N rejected=N violations=N` and exits 1 on any violation.
+//! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc, with `skb->priority`
+//! PRIO (`SO_PRIORITY`, default 0); `tap` counts, like tcpdump on DEV, the frames DEV transmits
+//! and their ECN field, from "tap: listening" until PATH exists (at most MAX seconds, default 60).
+//! `churn` changes the qdisc H under P for S seconds, as fast as the kernel answers, with valid
+//! options (see `churn.rs`); it prints `churn: changes=N failed=N` and exits 1 if any failed.
+
+mod churn;
+mod frames;
+mod gen;
+mod nl;
+mod packet;
+mod rng;
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use gen::{Defect, Generator, Target};
+
+/// `TC_H_ROOT`.
+const TC_H_ROOT: u32 = 0xffff_ffff;
+
+/// Parses a tc handle: `root`, `MAJ:MIN`, `MAJ:` (hex, as tc writes them).
+fn handle(s: &str) -> Result<u32, String> {
+    if s == "root" {
+        return Ok(TC_H_ROOT);
+    }
+    let (maj, min) = s.split_once(':').ok_or_else(|| format!("bad handle {s}"))?;
+    let hex = |x: &str| {
+        if x.is_empty() {
+            Ok(0)
+        } else {
+            u32::from_str_radix(x, 16).map_err(|_| format!("bad handle {s}"))
+        }
+    };
+    Ok((hex(maj)? << 16) | (hex(min)? & 0xffff))
+}
+
+fn mac(s: &str) -> Result<[u8; 6], String> {
+    let parts: Vec<u8> = s
+        .split(':')
+        .map(|p| u8::from_str_radix(p, 16))
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("bad MAC {s}"))?;
+    parts.try_into().map_err(|_| format!("bad MAC {s}"))
+}
+
+/// `--key value` options.
+struct Args(BTreeMap<String, String>);
+
+impl Args {
+    fn parse(args: &[String]) -> Result<Args, String> {
+        let mut map = BTreeMap::new();
+        let mut it = args.iter();
+        while let Some(k) = it.next() {
+            let key = k
+                .strip_prefix("--")
+                .ok_or_else(|| format!("unexpected {k}"))?;
+            let v = it.next().ok_or_else(|| format!("{k} needs a value"))?;
+            map.insert(key.to_string(), v.clone());
+        }
+        Ok(Args(map))
+    }
+
+    fn get(&self, key: &str) -> Result<&str, String> {
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .ok_or_else(|| format!("--{key} is required"))
+    }
+
+    fn num(&self, key: &str, default: Option<u64>) -> Result<u64, String> {
+        match (self.0.get(key), default) {
+            (Some(v), _) => v.parse().map_err(|_| format!("--{key}: not a number: {v}")),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(format!("--{key} is required")),
+        }
+    }
+}
+
+fn fuzz(args: &Args) -> Result<bool, String> {
+    let seed = args.num("seed", None)?;
+    let count = args.num("count", None)?;
+    let ifindex = nl::ifindex(args.get("dev")?).map_err(|e| e.to_string())?;
+    let parents = args
+        .get("parents")?
+        .split(',')
+        .map(handle)
+        .collect::<Result<Vec<_>, _>>()?;
+    let target = Target {
+        ifindex,
+        parents,
+        handle: handle(args.get("handle")?)?,
+    };
+    let mut sock = nl::Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())?;
+    let mut g = Generator::new(seed, target);
+    let (mut accepted, mut rejected, mut violations) = (0u64, 0u64, 0u64);
+    let mut errnos: BTreeMap<i32, u64> = BTreeMap::new();
+    let mut without_extack: BTreeMap<i32, u64> = BTreeMap::new();
+    for i in 0..count {
+        let req = g.next_request();
+        let violation = match sock.send(&req.bytes).and_then(|()| sock.ack(req.seq)) {
+            Err(e) => Some(format!("no answer: {e}")),
+            Ok(ack) if ack.errno == 0 => {
+                accepted += 1;
+                None
+            }
+            Ok(ack) => {
+                rejected += 1;
+                *errnos.entry(ack.errno).or_default() += 1;
+                if ack.message.as_deref().unwrap_or("").is_empty() {
+                    *without_extack.entry(ack.errno).or_default() += 1;
+                    if req.defect != Defect::Outer {
+                        Some(format!("errno {} without an extack message", ack.errno))
+                    } else {
+                        None
+                    }
+                } else if !(1..4096).contains(&ack.errno) {
+                    Some(format!("errno {} out of range", ack.errno))
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(v) = violation {
+            violations += 1;
+            if violations <= 5 {
+                let hex: String = req.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                println!(
+                    "nlfuzz: VIOLATION seed={seed} request={i} op={:?} defect={:?} ({}): {v}\nnlfuzz:   bytes {hex}",
+                    req.op, req.defect, req.what
+                );
+            }
+        }
+    }
+    let fmt = |m: &BTreeMap<i32, u64>| {
+        m.iter()
+            .map(|(e, n)| format!("{e}:{n}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    println!(
+        "nlfuzz: seed={seed} tried={count} accepted={accepted} rejected={rejected} violations={violations} errnos={} no_extack={}",
+        fmt(&errnos),
+        fmt(&without_extack)
+    );
+    Ok(violations == 0)
+}
+
+fn craft(args: &Args) -> Result<bool, String> {
+    let dev = args.get("dev")?;
+    let ifindex = nl::ifindex(dev).map_err(|e| e.to_string())?;
+    let src = std::fs::read_to_string(format!("/sys/class/net/{dev}/address"))
+        .map_err(|e| format!("{dev}: {e}"))?;
+    let a = frames::Addrs {
+        src_mac: mac(src.trim())?,
+        dst_mac: mac(args.get("dst-mac")?)?,
+    };
+    let kind = args.get("kind")?;
+    let count = args.num("count", None)?;
+    let ecn = args.num("ecn", Some(u64::from(frames::ECT0)))? as u8 & 3;
+    let size = args.num("size", Some(100))? as usize;
+    let gso = kind == "gso";
+    let priority = args.num("priority", Some(0))? as libc::c_int;
+    let sock = packet::PacketSocket::sender(ifindex, gso, priority).map_err(|e| e.to_string())?;
+    let (mut sent, mut refused) = (0u64, 0u64);
+    for i in 0..count as usize {
+        let f = if gso {
+            frames::gso_frame(&a, ecn, 8, 1000)
+        } else {
+            frames::frame(kind, &a, ecn, size, i)
+                .ok_or_else(|| format!("unknown kind {kind} (known: {:?})", frames::KINDS))?
+        };
+        // A qdisc drop comes back as an error (ENOBUFS); count it, go on.
+        match sock.send(&f) {
+            Ok(()) => sent += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    println!("craft: kind={kind} sent={sent} refused={refused}");
+    Ok(true)
+}
+
+fn tap(args: &Args) -> Result<bool, String> {
+    let ifindex = nl::ifindex(args.get("dev")?).map_err(|e| e.to_string())?;
+    let secs = args.num("seconds", Some(60))?;
+    let stop = std::path::PathBuf::from(args.get("stop-file")?);
+    let ready = || {
+        println!("tap: listening");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    };
+    let c =
+        packet::tap(ifindex, Duration::from_secs(secs), &stop, ready).map_err(|e| e.to_string())?;
+    println!(
+        "tap: frames={} ip={} tagged={} ce={} ect={}",
+        c.frames, c.ip, c.tagged, c.ce, c.ect
+    );
+    Ok(true)
+}
+
+fn churn(args: &Args) -> Result<bool, String> {
+    let ifindex = nl::ifindex(args.get("dev")?).map_err(|e| e.to_string())?;
+    let parent = handle(args.get("parent")?)?;
+    let qdisc = handle(args.get("handle")?)?;
+    let secs = args.num("seconds", None)?;
+    let mut r = rng::Rng::new(args.num("seed", Some(1))?);
+    let mut sock = nl::Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())?;
+    let end = std::time::Instant::now() + Duration::from_secs(secs);
+    let (mut changes, mut failed, mut seq) = (0u64, 0u64, 0u32);
+    while std::time::Instant::now() < end {
+        seq = seq.wrapping_add(1);
+        let m = churn::change_request(&mut r, ifindex, parent, qdisc, seq);
+        let ack = sock
+            .send(&m)
+            .and_then(|()| sock.ack(seq))
+            .map_err(|e| e.to_string())?;
+        if ack.errno == 0 {
+            changes += 1;
+        } else {
+            failed += 1;
+            if failed <= 3 {
+                println!(
+                    "churn: change refused: errno {} {:?}",
+                    ack.errno, ack.message
+                );
+            }
+        }
+    }
+    println!("churn: changes={changes} failed={failed}");
+    Ok(failed == 0)
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = argv.split_first() else {
+        eprintln!("usage: ecnsharp-nlfuzz fuzz|craft|tap|churn --key value ...");
+        return ExitCode::from(2);
+    };
+    let run = Args::parse(rest).and_then(|a| match cmd.as_str() {
+        "fuzz" => fuzz(&a),
+        "craft" => craft(&a),
+        "tap" => tap(&a),
+        "churn" => churn(&a),
+        _ => Err(format!("unknown command {cmd}")),
+    });
+    match run {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("ecnsharp-nlfuzz: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_and_macs() {
+        assert_eq!(handle("root"), Ok(TC_H_ROOT));
+        assert_eq!(handle("1:1"), Ok(0x10001));
+        assert_eq!(handle("10:"), Ok(0x100000));
+        assert_eq!(handle("ffff:fff2"), Ok(0xffff_fff2));
+        assert!(handle("x").is_err());
+        assert_eq!(mac("02:00:0a:ff:00:01"), Ok([2, 0, 10, 255, 0, 1]));
+        assert!(mac("02:00").is_err());
+    }
+}

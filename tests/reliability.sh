@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# reliability.sh [--check] LOG: the reliability figures of a selftests.sh run (normally the
+# debug kernel's), as one line scripts read:
+#   reliability: fuzz_tried=N fuzz_rejected=N fuzz_accepted=N stress_s=N stress_pkts=N changes=N splats=N leaks=N counter_mismatches=N
+# The suites print "# reliability: key=value ..." (summed here over suites and runs); splats and
+# leaks come from selftests.sh's "# vm-log:" lines (what the kernel log of each run showed).
+# With --check, exit 1 unless fuzz_tried >= ${MIN_FUZZ:-10000}, stress traffic and changes
+# happened, splats, leaks and counter_mismatches are 0 and every run was scanned by kmemleak.
+set -uo pipefail
+check=0
+if [ "${1:-}" = --check ]; then check=1; shift; fi
+log=${1:?usage: reliability.sh [--check] LOG}
+
+summary=$(awk '
+	function add(s,   i, kv) { for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) sum[kv[1]] += kv[2] }
+	/^# reliability: / { add($0) }
+	/^# vm-log: / { add($0); runs++; if ($0 !~ /kmemleak=scanned/) unscanned++ }
+	END {
+		n = split("fuzz_tried fuzz_rejected fuzz_accepted stress_s stress_pkts changes splats leaks counter_mismatches", keys, " ")
+		for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") keys[i] "=" (sum[keys[i]] + 0)
+		print out
+		print runs + 0, unscanned + 0
+	}' "$log")
+line=$(sed -n 1p <<<"$summary")
+read -r runs unscanned < <(sed -n 2p <<<"$summary")
+echo "reliability: $line"
+[ "$check" -eq 1 ] || exit 0
+
+get() { tr ' ' '\n' <<<"$line" | sed -n "s/^$1=//p"; }
+bad=0
+complain() { echo "# reliability: $*"; bad=1; }
+[ "$(get fuzz_tried)" -ge "${MIN_FUZZ:-10000}" ] || complain "fuzz_tried below ${MIN_FUZZ:-10000}"
+[ "$(get stress_pkts)" -gt 0 ] || complain "no stress traffic"
+[ "$(get changes)" -gt 0 ] || complain "no configuration change under stress"
+[ "$(get splats)" -eq 0 ] || complain "kernel splats"
+[ "$(get leaks)" -eq 0 ] || complain "kmemleak reports"
+[ "$(get counter_mismatches)" -eq 0 ] || complain "counters that do not balance"
+[ "$runs" -gt 0 ] || complain "no VM run in $log"
+[ "$unscanned" -eq 0 ] || complain "$unscanned runs without a kmemleak scan"
+exit "$bad"

@@ -1,0 +1,97 @@
+# Guest helpers for the hostile-input suites (qdisc-fuzz, qdisc-stress, qdisc-oddpkts), sourced
+# after lib.sh: background pktgen traffic that starts and stops on demand, balance checks over
+# every ecnsharp qdisc of a device, and the reliability figures the suites print for
+# tests/check.sh ("# reliability: key=value ...", summed over suites).
+
+MISMATCHES=0
+
+# quiet_pair: after pg_pair, vq sends nothing of its own, so the qdisc sees only pktgen's packets
+# and counts can be exact: both neighbours pinned (no ARP), IPv6 off on vq (no MLD, RS or
+# neighbour advertisements; pktgen builds its IPv6 headers itself).
+quiet_pair() {
+	ip neigh replace 10.1.0.2 lladdr "$PG_MAC" dev vq nud permanent || return 1
+	ip -n rcv neigh replace 10.1.0.1 lladdr "$(cat /sys/class/net/vq/address)" dev vr nud permanent || return 1
+	echo 1 >/proc/sys/net/ipv6/conf/vq/disable_ipv6
+}
+
+# bg_start SPEC...: pktgen streams on vq (one per SPEC, each a ";"-separated list of pktgen
+# commands) of BG_SIZE-byte packets (default 200), running until bg_stop. The test network comes
+# from pg_pair.
+bg_start() {
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	_i=0
+	for _spec in "$@"; do
+		_t=kpktgend_$((_i % 2))
+		[ -w /proc/net/pktgen/$_t ] || _t=kpktgend_0
+		echo "add_device vq@$_i" >/proc/net/pktgen/$_t || return 1
+		_d=/proc/net/pktgen/vq@$_i
+		for _c in "count 0" "pkt_size ${BG_SIZE:-200}" "clone_skb 0" "burst 1" "xmit_mode queue_xmit" \
+			"dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" \
+			"udp_src_min 9" "udp_src_max 64" "flag UDPSRC_RND"; do
+			echo "$_c" >$_d || { echo "pktgen refused: $_c"; return 1; }
+		done
+		echo "$_spec" | tr ';' '\n' | while read -r _c; do
+			[ -z "$_c" ] || echo "$_c" >$_d || echo "pktgen refused: $_c"
+		done
+		_i=$((_i + 1))
+	done
+	BG_N=$_i
+	echo start >/proc/net/pktgen/pgctrl &
+	BG_PID=$!
+}
+
+# bg_offered: what the streams offered so far (pktgen's sent + refused, over all streams).
+bg_offered() {
+	cat /proc/net/pktgen/vq@* 2>/dev/null | awk '
+		/pkts-sofar:/ { for (i = 1; i < NF; i++) { if ($i == "pkts-sofar:") s += $(i + 1); if ($i == "errors:") s += $(i + 1) } }
+		END { print s + 0 }'
+}
+
+# bg_stop: stop the streams; BG_OFFERED is what they offered the qdisc (sent + refused).
+bg_stop() {
+	echo stop >/proc/net/pktgen/pgctrl
+	wait "$BG_PID" 2>/dev/null
+	BG_OFFERED=$(bg_offered)
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	return 0
+}
+
+# balanced_all DEV: every band of every ecnsharp qdisc on DEV balances, packets and bytes
+# (enqueued = sent + drops + queued; the band records are one snapshot). A failure counts in
+# MISMATCHES and shows the dump.
+balanced_all() {
+	tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || { cat /tmp/dump.json; return 1; }
+	jq -e '[.[] | select(.kind == "ecnsharp") | .bands[] |
+		.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen] | all' \
+		/tmp/dump.json >/dev/null && return 0
+	MISMATCHES=$((MISMATCHES + 1))
+	jq -c '.[] | select(.kind == "ecnsharp") | {handle, parent, bands: [.bands[] |
+		{enqueued, packets, qlen, drops_limit, drops_nonect, drops_config}]}' /tmp/dump.json
+	return 1
+}
+
+# settled_balanced DEV: once nothing moves, each ecnsharp qdisc's generic counters equal the sum
+# of its bands (the kernel reads them at another moment of the dump, so a moving queue is
+# retried). A failure counts in MISMATCHES.
+settled_balanced() {
+	for _try in 1 2 3 4 5; do
+		tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || break
+		jq -e '[.[] | select(.kind == "ecnsharp") |
+			([.bands[].packets] | add) == .packets and ([.bands[].qlen] | add) == .qlen and
+			([.bands[].backlog] | add) == .backlog and
+			all(.bands[]; .enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)] | all' \
+			/tmp/dump.json >/dev/null && return 0
+		sleep 0.2
+	done
+	MISMATCHES=$((MISMATCHES + 1))
+	jq -c '.[]' /tmp/dump.json 2>/dev/null || cat /tmp/dump.json
+	return 1
+}
+
+# sum_of KIND FIELD: FIELD summed over DEV vq's qdiscs of KIND (from the last dump).
+sum_of() { jq -r "[.[] | select(.kind == \"$1\") | .$2] | add // 0" /tmp/dump.json; }
+
+# reliability KEY=VALUE...: one line for tests/check.sh, which sums each key over the suites.
+reliability() { echo "# reliability: $*"; }
