@@ -5,6 +5,7 @@
  * time, and prints the verdict and marks of every packet in the harness's trace format:
  *   e SEQ q MARKBITS | e SEQ drop | d T - | d T SEQ s MARKBITS | d T SEQ x
  * Usage: ecnsharp-agree SCHEDULE > TRACE
+ *        ecnsharp-agree --attributes   (defaults and errors of the attributes, as the kernel's)
  */
 #include "../model/ecnsharp-queue-disc.h"
 
@@ -103,11 +104,51 @@ Depart()
     g_markOfUid.erase(uid);
 }
 
+/* The attributes' defaults are the kernel's, and bad values are refused with its messages. */
+int
+CheckAttributes()
+{
+    int failed = 0;
+    auto expect = [&failed](const std::string& what, const std::string& got, const std::string& want) {
+        bool ok = got.rfind(want, 0) == 0;
+        std::cout << (ok ? "ok" : "FAIL") << " - " << what << ": \"" << got << "\"\n";
+        failed += !ok;
+    };
+    Ptr<EcnSharpQueueDisc> d = CreateObject<EcnSharpQueueDisc>();
+    expect("defaults are valid", d->Validate(), "");
+    d->Initialize();
+    expect("defaults are the kernel's", d->ConfigText(),
+           "limit 1000p bands 1 mode ecnsharp ins_target 200us pst_target 85us pst_interval 200us "
+           "control_law inv_sqrt idle_reset on sched dwrr quanta 1514 classify priority");
+    struct Case
+    {
+        const char* name;
+        const char* value;
+        const char* want;
+    };
+    for (Case c : {Case{"bands", "17", "bands must be 1 to 16"},
+                   Case{"pst_interval", "999ns", "pst_interval must be at least 1us"},
+                   Case{"mode", "fast", "Illegal \"mode\": bad value \"fast\""},
+                   Case{"tmin", "500us", "tmin must not exceed tmax"},
+                   Case{"pst_target", "5s", "Illegal \"pst_target\""},
+                   Case{"quanta", "10", "quanta must be 64 to 1048576 bytes for every band"}})
+    {
+        Ptr<EcnSharpQueueDisc> bad = CreateObject<EcnSharpQueueDisc>();
+        bad->SetAttribute(c.name, StringValue(c.value));
+        expect(std::string(c.name) + " " + c.value, bad->Validate(), c.want);
+    }
+    return failed ? 1 : 0;
+}
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
+    if (argc == 2 && std::string(argv[1]) == "--attributes")
+    {
+        return CheckAttributes();
+    }
     if (argc != 2)
     {
         std::cerr << "usage: ecnsharp-agree SCHEDULE\n";
