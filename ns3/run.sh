@@ -59,7 +59,7 @@ run red_tail
 wait "$pid"
 cat "$OUT/point-ecnsharp.txt" "$OUT/point-red_tail.txt"
 field() { tr ' ' '\n' <"$OUT/point-$1.txt" | sed -n "s/^$2=//p"; }
-ratio() { awk -v a="$(field ecnsharp "$1")" -v b="$(field red_tail "$1")" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }'; }
+ratio() { awk -v a="$(field ecnsharp "$1")" -v b="$(field red_tail "$1")" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 echo "ns3: hosts=$(field ecnsharp hosts) load=$LOAD" \
 	"fct_short_p99 ecnsharp/red_tail=$(ratio fct_short_p99_us)" \
 	"fct_short_mean ecnsharp/red_tail=$(ratio fct_short_mean_us)" \

@@ -23,7 +23,7 @@ use core::slice;
 use ecnsharp::band::{Band, MAX_BANDS};
 use ecnsharp::config::Config;
 use ecnsharp::ecn::{CauseSet, Ecn, MarkCause};
-use ecnsharp::engine::{DequeueVerdict, DropReason, EnqueueVerdict, Engine, PacketInfo};
+use ecnsharp::engine::{DequeueVerdict, DropReason, Engine, EnqueueVerdict, PacketInfo};
 use ecnsharp::options::{ConfigText, Options};
 
 /// `-EINVAL`, what the kernel answers a bad option with.
@@ -182,7 +182,13 @@ pub unsafe extern "C" fn ecnsharp_engine_init(
     let parsed = parse_config(iter);
     if bad_utf8 {
         // SAFETY: `err` holds `errlen` bytes or is null.
-        unsafe { report(err, errlen, format_args!("ecnsharp: option words must be UTF-8")) };
+        unsafe {
+            report(
+                err,
+                errlen,
+                format_args!("ecnsharp: option words must be UTF-8"),
+            )
+        };
         return ECNSHARP_EINVAL;
     }
     match parsed {
@@ -443,7 +449,11 @@ impl<const N: usize> Fixed<N> {
 
 impl<const N: usize> Write for Fixed<N> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len.checked_add(s.len()).filter(|e| *e <= N).ok_or(fmt::Error)?;
+        let end = self
+            .len
+            .checked_add(s.len())
+            .filter(|e| *e <= N)
+            .ok_or(fmt::Error)?;
         self.buf[self.len..end].copy_from_slice(s.as_bytes());
         self.len = end;
         Ok(())

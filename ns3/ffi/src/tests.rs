@@ -44,7 +44,10 @@ fn init(words: &[&str]) -> Result<Box<Storage>, String> {
     } else {
         assert_eq!(rc, ECNSHARP_EINVAL);
         // SAFETY: `report` NUL-terminates.
-        Err(unsafe { CStr::from_ptr(err.as_ptr()) }.to_str().unwrap().to_owned())
+        Err(unsafe { CStr::from_ptr(err.as_ptr()) }
+            .to_str()
+            .unwrap()
+            .to_owned())
     }
 }
 
@@ -52,14 +55,24 @@ fn init(words: &[&str]) -> Result<Box<Storage>, String> {
 fn header_matches_the_rust_side() {
     let storage = define("ECNSHARP_ENGINE_STORAGE") as usize;
     let align = define("ECNSHARP_ENGINE_ALIGN") as usize;
-    assert!(ecnsharp_engine_size() <= storage, "{}", ecnsharp_engine_size());
+    assert!(
+        ecnsharp_engine_size() <= storage,
+        "{}",
+        ecnsharp_engine_size()
+    );
     assert!(ecnsharp_engine_size() <= size_of::<Storage>());
     assert_eq!(align % ecnsharp_engine_align(), 0);
     assert_eq!(align_of::<Storage>(), align);
     assert_eq!(define("ECNSHARP_EINVAL"), i64::from(ECNSHARP_EINVAL));
     assert_eq!(define("ECNSHARP_QUEUE"), i64::from(ECNSHARP_QUEUE));
-    assert_eq!(define("ECNSHARP_DROP_LIMIT"), i64::from(ECNSHARP_DROP_LIMIT));
-    assert_eq!(define("ECNSHARP_DROP_NONECT"), i64::from(ECNSHARP_DROP_NONECT));
+    assert_eq!(
+        define("ECNSHARP_DROP_LIMIT"),
+        i64::from(ECNSHARP_DROP_LIMIT)
+    );
+    assert_eq!(
+        define("ECNSHARP_DROP_NONECT"),
+        i64::from(ECNSHARP_DROP_NONECT)
+    );
     assert_eq!(define("ECNSHARP_SEND"), i64::from(ECNSHARP_SEND));
     let names = [
         "ECNSHARP_MARK_INSTANTANEOUS",
@@ -94,13 +107,21 @@ fn errors_name_the_option_as_the_kernel_does() {
     assert!(init(&[]).is_ok());
     let cases: [(&[&str], &str); 5] = [
         (&["bands", "17"], "bands must be 1 to 16"),
-        (&["pst_interval", "999ns"], "pst_interval must be at least 1us"),
+        (
+            &["pst_interval", "999ns"],
+            "pst_interval must be at least 1us",
+        ),
         (&["mode", "fast"], "Illegal \"mode\": bad value \"fast\""),
         (&["pst_target", "-5ns"], "Illegal \"pst_target\""),
-        (&["tmin", "300us", "tmax", "200us"], "tmin must not exceed tmax"),
+        (
+            &["tmin", "300us", "tmax", "200us"],
+            "tmin must not exceed tmax",
+        ),
     ];
     for (words, want) in cases {
-        let err = init(words).err().unwrap_or_else(|| panic!("{words:?} accepted"));
+        let err = init(words)
+            .err()
+            .unwrap_or_else(|| panic!("{words:?} accepted"));
         assert!(err.starts_with(want), "{words:?}: {err:?}");
     }
 }
@@ -113,11 +134,20 @@ fn option_defaults_are_the_kernels() {
         // SAFETY: valid string and buffer.
         let rc = unsafe { ecnsharp_option_default(k.as_ptr(), out.as_mut_ptr(), out.len()) };
         // SAFETY: NUL-terminated by `report` on success, zeroed otherwise.
-        (rc, unsafe { CStr::from_ptr(out.as_ptr()) }.to_str().unwrap().to_owned())
+        (
+            rc,
+            unsafe { CStr::from_ptr(out.as_ptr()) }
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        )
     };
     assert_eq!(get("pst_target"), (0, "85us".into()));
     assert_eq!(get("limit"), (0, "1000".into()));
-    assert_eq!(get("priomap"), (0, "1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1".into()));
+    assert_eq!(
+        get("priomap"),
+        (0, "1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1".into())
+    );
     assert_eq!(get("nope").0, ECNSHARP_EINVAL);
     // All defaults given as words configure exactly the default engine.
     let mut words = Vec::new();
@@ -135,10 +165,22 @@ fn option_defaults_are_the_kernels() {
 /// The engine through the C ABI decides what the engine called directly decides.
 #[test]
 fn c_abi_is_the_engine() {
-    let words = ["mode", "ecnsharp+red", "k", "20", "bands", "2", "pst_target", "5us"];
+    let words = [
+        "mode",
+        "ecnsharp+red",
+        "k",
+        "20",
+        "bands",
+        "2",
+        "pst_target",
+        "5us",
+    ];
     let mut s = init(&words).unwrap();
     let p = s.0.as_mut_ptr();
-    let cfg = Options::parse(words).unwrap().applied(&Config::DEFAULT).unwrap();
+    let cfg = Options::parse(words)
+        .unwrap()
+        .applied(&Config::DEFAULT)
+        .unwrap();
     let mut direct = Engine::new_seeded(&cfg, 1, 1514);
     let mut fifo: [std::collections::VecDeque<(u32, u64, i32)>; 2] = Default::default();
     let mut now = 0u64;
@@ -155,7 +197,10 @@ fn c_abi_is_the_engine() {
         };
         match direct.enqueue(&info) {
             EnqueueVerdict::Queue { band: b, mark: m } => {
-                assert_eq!((v, band, mark), (ECNSHARP_QUEUE, b.index() as u8, cause_bits(m)));
+                assert_eq!(
+                    (v, band, mark),
+                    (ECNSHARP_QUEUE, b.index() as u8, cause_bits(m))
+                );
                 let ds = if m.is_empty() { ds } else { 3 };
                 fifo[b.index()].push_back((len, now, ds));
             }
@@ -180,7 +225,9 @@ fn c_abi_is_the_engine() {
         let ecn = Ecn::from_dsfield(ds as u8);
         let next = u32::try_from(next).ok();
         match direct.dequeue(now, band, len, at, ecn, next) {
-            DequeueVerdict::Send { mark: m } => assert_eq!((v, mark), (ECNSHARP_SEND, cause_bits(m))),
+            DequeueVerdict::Send { mark: m } => {
+                assert_eq!((v, mark), (ECNSHARP_SEND, cause_bits(m)))
+            }
             DequeueVerdict::Drop { reason } => assert_eq!(v, drop_code(reason)),
         }
     }
@@ -188,7 +235,10 @@ fn c_abi_is_the_engine() {
     // SAFETY: initialised engine, valid out-pointer.
     unsafe { ecnsharp_engine_stats(p, &mut st) };
     let d = direct.stats();
-    assert_eq!((st.enqueued, st.packets, st.marks), (d.enqueued, d.packets, d.marks));
+    assert_eq!(
+        (st.enqueued, st.packets, st.marks),
+        (d.enqueued, d.packets, d.marks)
+    );
     assert!(st.marks > 0 && st.marks_by_cause[2] > 0 && st.nonect_passed > 0);
-    assert_eq!(st.marks_by_cause.iter().sum::<u64>() >= st.marks, true);
+    assert!(st.marks_by_cause.iter().sum::<u64>() >= st.marks);
 }

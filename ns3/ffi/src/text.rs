@@ -43,7 +43,7 @@ pub const KEYWORDS: [&str; 25] = [
 
 /// A time in ns as `200us` when whole microseconds, else `1234ns` (both tc and ns-3 read it).
 fn time(w: &mut impl Write, ns: u64) -> fmt::Result {
-    if ns % 1_000 == 0 {
+    if ns.is_multiple_of(1_000) {
         write!(w, "{}us", ns / 1_000)
     } else {
         write!(w, "{ns}ns")
@@ -109,7 +109,12 @@ pub fn write_value(w: &mut impl Write, cfg: &Config, keyword: &str) -> Result<bo
         "tmax" => time(w, m.tmax)?,
         "pmax" => {
             // ppm as a fraction with six decimals: exact.
-            write!(w, "{}.{:06}", m.pmax_ppm / 1_000_000, m.pmax_ppm % 1_000_000)?
+            write!(
+                w,
+                "{}.{:06}",
+                m.pmax_ppm / 1_000_000,
+                m.pmax_ppm % 1_000_000
+            )?
         }
         "seed" => write!(w, "{}", m.seed)?,
         "sched" => w.write_str(match cfg.sched.kind {
