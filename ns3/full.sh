@@ -9,7 +9,8 @@
 #   NS3_LEAVES=8 NS3_HOSTS_PER_LEAF=16 NS3_SPINES=8 NS3_LAUNCH=0.1 NS3_SEEDS="1"
 #   NS3_LOADS="0.1 ... 0.9" NS3_WORKLOADS="web-search data-mining"
 #   NS3_SCHEMES="ecnsharp red_tail red_avg codel tcn" NS3_QUERIES="25 50 ... 200"
-#   NS3_INCAST_SCHEMES="ecnsharp red_tail codel" NS3_JOBS=2 (runs in parallel)
+#   NS3_INCAST_SCHEMES="ecnsharp red_tail codel" NS3_JOBS=2 (runs in parallel); an empty list
+#   skips that part (NS3_LOADS="" runs the incast only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,11 +19,11 @@ HOSTS_PER_LEAF=${NS3_HOSTS_PER_LEAF:-16}
 SPINES=${NS3_SPINES:-8}
 LAUNCH=${NS3_LAUNCH:-0.1}
 SEEDS=${NS3_SEEDS:-1}
-LOADS=${NS3_LOADS:-0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9}
-WORKLOADS=${NS3_WORKLOADS:-web-search data-mining}
-SCHEMES=${NS3_SCHEMES:-ecnsharp red_tail red_avg codel tcn}
-QUERIES=${NS3_QUERIES:-25 50 75 100 125 150 175 200}
-INCAST_SCHEMES=${NS3_INCAST_SCHEMES:-ecnsharp red_tail codel}
+LOADS=${NS3_LOADS-0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9}
+WORKLOADS=${NS3_WORKLOADS-web-search data-mining}
+SCHEMES=${NS3_SCHEMES-ecnsharp red_tail red_avg codel tcn}
+QUERIES=${NS3_QUERIES-25 50 75 100 125 150 175 200}
+INCAST_SCHEMES=${NS3_INCAST_SCHEMES-ecnsharp red_tail codel}
 JOBS=${NS3_JOBS:-2}
 RESULTS=docs/results/ns3
 RUNS=$RESULTS/runs.txt
