@@ -8,6 +8,8 @@
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
 #   make install         install ecnsharp-tc, tc's q_ecnsharp.so and (if built) the module
+#   make ns3             the ns-3 queue disc: agreement with the kernel harness, one leaf-spine point
+#   make ns3-full        the paper's 5.3-5.4 simulation sweep into docs/results/ns3/ (hours)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 LLVM ?= 1
@@ -29,7 +31,8 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check soak demo deps kernel kernel-debug bench-artifacts module-clippy clean install
+.PHONY: all module check soak demo deps kernel kernel-debug bench-artifacts module-clippy clean install \
+	ns3 ns3-full
 
 all: module
 
@@ -92,6 +95,12 @@ demo:
 
 deps:
 	@tests/vm/deps.sh
+
+ns3:
+	@ns3/run.sh
+
+ns3-full:
+	@ns3/full.sh
 
 kernel:
 	@tests/vm/build-kernel.sh default

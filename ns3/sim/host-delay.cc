@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include "host-delay.h"
+
+#include "ns3/drop-tail-queue.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(HostDelayQueueDisc);
+
+TypeId
+HostDelayQueueDisc::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::EcnSharpHostDelayQueueDisc")
+                            .SetParent<QueueDisc>()
+                            .SetGroupName("TrafficControl")
+                            .AddConstructor<HostDelayQueueDisc>();
+    return tid;
+}
+
+HostDelayQueueDisc::HostDelayQueueDisc()
+    : QueueDisc(QueueDiscSizePolicy::NO_LIMITS)
+{
+}
+
+const std::vector<Time>&
+HostDelayQueueDisc::Delays()
+{
+    static const std::vector<Time> delays = {MicroSeconds(1), MicroSeconds(20), MicroSeconds(50),
+                                             MicroSeconds(80), MicroSeconds(160)};
+    return delays;
+}
+
+static uint32_t
+ClassOf(Ptr<const QueueDiscItem> item)
+{
+    uint8_t ds = 0;
+    item->GetUint8Value(QueueItem::IP_DSFIELD, ds);
+    uint32_t c = ds >> 2;
+    return std::min<uint32_t>(c, HostDelayQueueDisc::Delays().size() - 1);
+}
+
+bool
+HostDelayQueueDisc::CheckConfig()
+{
+    if (GetNInternalQueues() == 0)
+    {
+        for (size_t i = 0; i < Delays().size(); i++)
+        {
+            AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
+                "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 0xffffffffu))));
+        }
+    }
+    return true;
+}
+
+void
+HostDelayQueueDisc::DoDispose()
+{
+    Simulator::Cancel(m_wake);
+    QueueDisc::DoDispose();
+}
+
+bool
+HostDelayQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
+{
+    return GetInternalQueue(ClassOf(item))->Enqueue(item);
+}
+
+void
+HostDelayQueueDisc::Wake()
+{
+    Run();
+}
+
+Ptr<QueueDiscItem>
+HostDelayQueueDisc::DoDequeue()
+{
+    Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    int best = -1;
+    for (size_t i = 0; i < GetNInternalQueues(); i++)
+    {
+        Ptr<const QueueDiscItem> head = GetInternalQueue(i)->Peek();
+        if (head && head->GetTimeStamp() + Delays()[i] < earliest)
+        {
+            earliest = head->GetTimeStamp() + Delays()[i];
+            best = static_cast<int>(i);
+        }
+    }
+    if (best < 0)
+    {
+        return nullptr;
+    }
+    if (earliest > now)
+    {
+        if (!m_wake.IsRunning() || Simulator::GetDelayLeft(m_wake) > earliest - now)
+        {
+            Simulator::Cancel(m_wake);
+            m_wake = Simulator::Schedule(earliest - now, &HostDelayQueueDisc::Wake, this);
+        }
+        return nullptr;
+    }
+    return GetInternalQueue(best)->Dequeue();
+}
+
+} // namespace ns3
