@@ -67,6 +67,17 @@ impl JsonWriter {
         self.separate(Some(key));
         let _ = write!(self.out, "{value}");
     }
+
+    /// A floating-point member, always written with a fraction (`1.0`, `0.17`), so that its
+    /// JSON type never depends on its value; `null` if not finite.
+    pub fn float(&mut self, key: &str, value: f64) {
+        self.separate(Some(key));
+        if value.is_finite() {
+            let _ = write!(self.out, "{value:?}");
+        } else {
+            self.out.push_str("null");
+        }
+    }
 }
 
 impl JsonSink for JsonWriter {

@@ -1,0 +1,121 @@
+//! The whole command line of `ecnsharp-tc` described to clap, for shell completion
+//! (`ecnsharp-tc completion bash|zsh|fish`, clap_complete) and for the man page's test.
+//!
+//! Only `tune` is parsed by clap: `qdisc` keeps tc's own grammar (prefixes such as `q s`,
+//! single-dash long flags such as `-stats`), which clap does not speak; here it is described
+//! just well enough to complete its words.
+
+use clap::{Arg, ArgAction, Command, CommandFactory};
+use clap_complete::Shell;
+use ecnsharp::options::KEYWORDS;
+
+use crate::tune::TuneArgs;
+
+/// The words that may follow `qdisc VERB`: where, then the qdisc's options.
+fn qdisc_words(with_options: bool) -> Vec<&'static str> {
+    let mut words = vec!["dev", "root", "parent", "handle"];
+    if with_options {
+        words.push("ecnsharp");
+        words.extend(KEYWORDS);
+    }
+    words
+}
+
+/// One `qdisc` verb and the words it completes.
+fn verb(name: &'static str, about: &'static str, with_options: bool) -> Command {
+    Command::new(name).about(about).arg(
+        Arg::new("words")
+            .num_args(0..)
+            .trailing_var_arg(true)
+            .value_parser(qdisc_words(with_options))
+            .hide_possible_values(true),
+    )
+}
+
+/// `ecnsharp-tc` as clap sees it.
+pub fn command() -> Command {
+    let flag = |id: &'static str, short: char, help: &'static str| {
+        Arg::new(id)
+            .short(short)
+            .long(id)
+            .action(ArgAction::SetTrue)
+            .help(help)
+    };
+    Command::new("ecnsharp-tc")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(
+            "Configure and inspect the ecnsharp qdisc with tc's syntax, and derive its parameters",
+        )
+        .arg(flag("stats", 's', "Show statistics (-stats)"))
+        .arg(flag("json", 'j', "Print JSON (-json)"))
+        .arg(flag(
+            "pretty",
+            'p',
+            "Indent JSON as tc -p -j does (-pretty)",
+        ))
+        .arg(flag("details", 'd', "Show details (-details), as tc"))
+        .arg(
+            Arg::new("netns")
+                .short('n')
+                .long("netns")
+                .value_name("NETNS")
+                .help("Run in network namespace NETNS (-netns), as tc -n"),
+        )
+        .subcommand(
+            Command::new("qdisc")
+                .about("Add, change, replace, delete or show ecnsharp qdiscs")
+                .subcommand(verb("add", "Add a qdisc", true))
+                .subcommand(verb("change", "Change a qdisc's options", true))
+                .subcommand(verb("replace", "Add or replace a qdisc", true))
+                .subcommand(verb("del", "Delete a qdisc", false))
+                .subcommand(verb("show", "Show qdiscs", false)),
+        )
+        .subcommand(TuneArgs::command())
+        .subcommand(
+            Command::new("completion")
+                .about("Print a shell completion script")
+                .arg(
+                    Arg::new("shell")
+                        .required(true)
+                        .value_parser(clap::value_parser!(Shell)),
+                ),
+        )
+}
+
+/// The completion script for `shell` (a name clap_complete knows), or `None`.
+pub fn completion(shell: &str) -> Option<String> {
+    let shell: Shell = shell.parse().ok()?;
+    let mut cmd = command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "ecnsharp-tc", &mut out);
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_a_valid_command() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn completions_name_the_words() {
+        for shell in ["bash", "zsh", "fish"] {
+            let script = completion(shell).unwrap();
+            for word in ["qdisc", "tune", "rtt-p90", "netns", "completion"] {
+                assert!(script.contains(word), "{shell}: {word}");
+            }
+        }
+        // bash completes the qdisc's options after `qdisc add` (fish and zsh: the verbs).
+        let bash = completion("bash").unwrap();
+        for kw in KEYWORDS {
+            assert!(
+                bash.contains(&format!(" {kw} ")) || bash.contains(&format!(" {kw}\"")),
+                "{kw}"
+            );
+        }
+        assert!(completion("tcsh").is_none());
+    }
+}
