@@ -925,6 +925,79 @@ mod tests {
         assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);
     }
 
+    /// tc's abbreviations and flags: `q s`, `-stat`, `--json`, `-p`, `-d`, `-n NETNS`.
+    #[test]
+    fn tc_prefixes_and_flags() {
+        let mut k = kernel();
+        k.answers.push_back(recorded_dump(1));
+        let (_, want, _) = run_on(&mut k, "-s -j qdisc show dev veth0");
+        for line in [
+            "-s -j q s dev veth0",
+            "-stat -json qd sh dev veth0",
+            "--stats --json qdisc list dev veth0",
+            "-statistics -j -d qdisc lst dev veth0",
+        ] {
+            k.answers.push_back(recorded_dump(1));
+            let (code, out, err) = run_on(&mut k, line);
+            assert_eq!((code, err.as_str()), (0, ""), "{line}");
+            assert_eq!(out, want, "{line}");
+        }
+        // -p: tc's pretty layout of the same JSON.
+        k.answers.push_back(recorded_dump(1));
+        let (_, out, _) = run_on(&mut k, "-s -j -p qdisc show dev veth0");
+        assert!(
+            out.starts_with("[ {\n        \"kind\": \"ecnsharp\",\n"),
+            "{out}"
+        );
+        let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&want).unwrap();
+        assert_eq!(a, b);
+        // Verbs by prefix, in tc's order: `d` is delete, `l` is link (not ours).
+        k.answers.push_back(ack(1, 0, None));
+        let (code, _, _) = run_on(&mut k, "q d dev veth0 root");
+        assert_eq!(code, 0);
+        assert_eq!(k.sent.last().unwrap()[4], 37, "RTM_DELQDISC");
+        let (code, _, err) = run_on(&mut k, "q l dev veth0 root");
+        assert_eq!(code, 255, "{err}");
+        let (code, _, err) = run_on(&mut k, "-x qdisc show");
+        assert_eq!(
+            (code, err.as_str()),
+            (255, "Option \"-x\" is unknown, try \"ecnsharp-tc help\".\n")
+        );
+    }
+
+    #[test]
+    fn netns_is_entered_before_the_kernel_is_asked() {
+        let mut k = kernel();
+        let mut entered = Vec::new();
+        let mut enter = |name: &str| {
+            entered.push(name.to_string());
+            if name == "missing" {
+                Err(std::io::Error::from_raw_os_error(2))
+            } else {
+                Ok(())
+            }
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        k.answers.push_back(recorded_dump(1));
+        let args: Vec<String> = "-n snd -s q s dev veth0"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let code = run_with(&args, &mut k, &mut out, &mut err, &mut enter);
+        assert_eq!(code, 0);
+        let args: Vec<String> = "-netns missing q s".split(' ').map(String::from).collect();
+        let (mut out2, mut err2) = (Vec::new(), Vec::new());
+        let code = run_with(&args, &mut k, &mut out2, &mut err2, &mut enter);
+        assert_eq!(code, 255);
+        assert_eq!(
+            String::from_utf8(err2).unwrap(),
+            "Cannot open network namespace \"missing\": No such file or directory\n"
+        );
+        assert_eq!(entered, ["snd", "missing"]);
+        assert_eq!(k.sent.len(), 1, "nothing sent after the failed switch");
+    }
+
     #[test]
     fn tune_runs() {
         let mut k = kernel();
@@ -945,5 +1018,21 @@ mod tests {
             "{err}"
         );
         assert!(k.sent.is_empty(), "tune needs no socket");
+        // -j before tune is --json; --help is clap's, on stdout, exit 0.
+        let (code, out, _) = run_on(
+            &mut k,
+            "-j tune --rate=10gbit --rtt-avg=85us --rtt-p90=200us --lambda=1",
+        );
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["ins_target_ns"], 200_000);
+        let (code, out, _) = run_on(&mut k, "tune --help");
+        assert_eq!(code, 0);
+        assert!(out.contains("--rtt-p90 <TIME>"), "{out}");
+        let (code, out, _) = run_on(&mut k, "completion bash");
+        assert_eq!(code, 0);
+        assert!(out.contains("complete -F"), "{out}");
+        let (code, _, _) = run_on(&mut k, "completion tcsh");
+        assert_eq!(code, 255);
     }
 }
