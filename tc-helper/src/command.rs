@@ -118,4 +118,36 @@ mod tests {
         }
         assert!(completion("tcsh").is_none());
     }
+
+    /// ecnsharp-tc(8) documents every flag, subcommand and tune option clap knows.
+    #[test]
+    fn man_page_documents_every_argument() {
+        let man = include_str!("../../man/ecnsharp-tc.8");
+        let dashed = |s: &str| s.replace('-', "\\-");
+        let cmd = command();
+        for arg in cmd.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                let short = arg.get_short().unwrap_or('?');
+                assert!(
+                    man.contains(&format!("\\-{short}")) && man.contains(&format!("\\-{long}")),
+                    "-{short} / -{long}"
+                );
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            assert!(man.contains(sub.get_name()), "{}", sub.get_name());
+        }
+        let tune = cmd.find_subcommand("tune").unwrap();
+        for arg in tune.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                assert!(
+                    man.contains(&format!(".BI \\-\\-{} ", dashed(long)))
+                        || man.contains(&format!(".BR \\-\\-{} ", dashed(long)))
+                        || man.contains(&format!(".BR \\-j \", \" \\-\\-{}", dashed(long)))
+                        || man.contains(&format!(".BR \\-h \", \" \\-\\-{}", dashed(long))),
+                    "tune --{long} has no entry"
+                );
+            }
+        }
+    }
 }
