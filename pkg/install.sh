@@ -24,6 +24,10 @@ die() {
 # mkdirs DIR: create DIR under $DESTDIR, recording each directory created, outermost first.
 mkdirs() {
 	[ -d "$DESTDIR$1" ] && return 0
+	if [ "$1" = / ] || [ "$1" = . ]; then
+		mkdir -p "$DESTDIR/"
+		return 0
+	fi
 	mkdirs "$(dirname "$1")"
 	mkdir "$DESTDIR$1"
 	echo "dir $1" >>"$new"
