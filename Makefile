@@ -47,7 +47,7 @@ TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools check demo deps kernel kernel-debug bench-artifacts module-clippy clean \
+.PHONY: all module tools completions check demo deps kernel kernel-debug bench-artifacts module-clippy clean \
 	install uninstall dkms-add dkms-remove
 
 all: module tools
@@ -71,6 +71,9 @@ module:
 # The tools, and the shell completions ecnsharp-tc writes for itself (clap_complete).
 tools:
 	$(TOOLS_BUILD)
+	@$(MAKE) -s completions
+
+completions:
 	@mkdir -p $(TOOLS_DIR)/completions
 	$(TOOLS_DIR)/ecnsharp-tc completion bash > $(TOOLS_DIR)/completions/ecnsharp-tc.bash
 	$(TOOLS_DIR)/ecnsharp-tc completion zsh > $(TOOLS_DIR)/completions/_ecnsharp-tc
@@ -94,6 +97,12 @@ bench-artifacts:
 	@mkdir -p "$(BENCH_OUT)/tools"
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+	@# What make install would install, staged (DESTDIR) for the guest's install suite.
+	@$(MAKE) -s completions >/dev/null
+	@rm -rf "$(BENCH_OUT)/stage"
+	@$(MAKE) -s install DESTDIR="$(BENCH_OUT)/stage" MODULE="$(BENCH_OUT)/sch_ecnsharp.ko" \
+		KVER="$$(cat "$(KDIR)/include/config/kernel.release")" PREFIX=/usr/local >/dev/null
+	@tar -C "$(BENCH_OUT)/stage" -cf "$(BENCH_OUT)/tools/ecnsharp-stage.tar" .
 
 # The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
 # copy of the sources of its own (it rebuilds everything); any warning fails.
