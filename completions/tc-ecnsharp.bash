@@ -10,7 +10,7 @@ _ecnsharp_qdisc_options()
     case $1 in
         mode) values='ecnsharp tcn codel red dequeue prob ecnsharp_prob ins pst' ;;
         control_law) values='inv_sqrt linear ns3' ;;
-        idle_reset) values='on off' ;;
+        idle_reset|split_gso) values='on off' ;;
         k_unit) values='packets bytes' ;;
         sched) values='sp dwrr wfq' ;;
         classify) values='priority dscp' ;;
@@ -26,7 +26,7 @@ strict|quanta|weights|priomap|rate|burst)
     fi
     _tc_once_attr 'limit limit_bytes bands mode ins_target pst_target pst_interval
         control_law idle_reset k k_unit tmin tmax pmax seed sched strict quanta weights
-        classify priomap dscpmap rate burst non_ect'
+        classify priomap dscpmap rate burst non_ect split_gso'
     return 0
 }
 

@@ -94,7 +94,7 @@ impl Glue {
             priority: (k & (1u64.wrapping_shl(self.bands_log2).wrapping_sub(1))) as u32,
             dsfield: Some(0b10),
         });
-        if let EnqueueVerdict::Queue { band, mark } = self.engine.enqueue(&p) {
+        if let EnqueueVerdict::Queue { band, mark, .. } = self.engine.enqueue(&p) {
             let ecn = if mark.is_empty() { Ecn::Ect0 } else { Ecn::Ce };
             self.fifos[band.index()].push_back(Pkt {
                 len: p.len,

@@ -11,25 +11,33 @@
 use crate::band::{Band, MAX_BANDS};
 use crate::config::Config;
 use crate::ecn::Ecn;
-use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, PacketInfo};
+use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, Head, PacketInfo, PacketNote};
 use crate::net_sched::{
-    self, Enqueued, ExtAck, NlAttr, Qdisc, QdiscOps, Skb, SkbFifo, ToFree,
+    self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbFifo,
+    SkbRef, ToFree,
 };
 use crate::uapi;
 use kernel::init::Zeroable;
 use kernel::prelude::*;
 
+/// Most packets one dequeue drops (`non_ect drop`) before it lets the stack run again: the root
+/// lock is held meanwhile, and a standing non-ECT queue could otherwise be freed in one call.
+const MAX_DROPS_PER_DEQUEUE: u32 = 64;
+
 /// One ecnsharp qdisc: the engine and the packets it accounts for, one FIFO per band.
 pub(crate) struct EcnSharp {
     engine: Engine,
     fifos: [SkbFifo; MAX_BANDS],
+    /// The band whose head a parent's peek was shown, plus one (0: none). That packet stays in
+    /// its FIFO, counted by the engine and the limits, and is what the next dequeue sends.
+    promised: u8,
 }
 
-// SAFETY: every field is valid all-zero: `SkbFifo` is documented so (null head and tail), and the
-// engine is plain integers, booleans, arrays of them, and fieldless enums whose zero discriminant
-// is a variant (the core's `all_zero_engine_is_valid` test builds one from zeroed memory). A
-// zeroed engine has nothing queued and a configuration that is never used before `init`
-// replaces it.
+// SAFETY: every field is valid all-zero. `SkbFifo` is documented so (null head and tail);
+// `promised` is a plain integer; the engine holds only integers, booleans, arrays of them and
+// `#[repr(u8)]` enums whose first variant has discriminant 0 (their fields valid at zero), which
+// `kmod/tests/zeroed.rs` checks by building an engine from zeroed memory and running it. A
+// zeroed engine has nothing queued and a configuration that `init` replaces before any use.
 unsafe impl Zeroable for EcnSharp {}
 
 /// `-EMSGSIZE`: the dump does not fit the message (the `kernel` crate has no constant for it).
@@ -39,24 +47,24 @@ fn emsgsize() -> Error {
 
 impl EcnSharp {
     /// The configuration that `opt` makes of `base`, validated; on error the extack names the
-    /// attribute and `base` is untouched.
+    /// attribute at fault (for a duplicate, the second copy) and `base` is untouched.
     fn parse(base: &Config, opt: NlAttr<'_>, extack: &mut ExtAck<'_>) -> Result<Config> {
         if !opt.is_nested() {
             extack.set(Some(&opt), c"ecnsharp: TCA_OPTIONS must be a nest (NLA_F_NESTED)");
             return Err(EINVAL);
         }
-        let payload = opt.payload();
         let mut cfg = *base;
-        if let Err(err) = uapi::decode_options(payload, &mut cfg) {
-            // Point the extack at the first attribute of the type at fault.
-            let bad = uapi::NlaIter::new(payload)
-                .filter_map(|nla| nla.ok())
-                .find(|nla| nla.kind == err.attr)
-                .and_then(|nla| opt.nested_at(nla.offset));
-            extack.set(bad.as_ref().or(Some(&opt)), err.reason);
+        if let Err(err) = uapi::decode_options_located(opt.payload(), &mut cfg) {
+            let bad = err.offset.and_then(|offset| opt.nested_at(offset));
+            extack.set(bad.as_ref().or(Some(&opt)), err.error.reason);
             return Err(EINVAL);
         }
         Ok(cfg)
+    }
+
+    /// The promised band, if a parent's peek was shown its head.
+    fn promised_band(&self) -> Option<Band> {
+        usize::from(self.promised).checked_sub(1).and_then(Band::new)
     }
 
     /// Drops the head packet of `band` (change: band removed or limit shrunk).
@@ -65,9 +73,65 @@ impl EcnSharp {
         let Some(skb) = fifo.pop() else {
             return false;
         };
+        if self.promised_band() == Some(band) {
+            self.promised = 0;
+        }
         self.engine.drop_queued(band, skb.pkt_len(), fifo.head_len());
         sch.drop_queued(skb);
         true
+    }
+
+    /// Queues one packet (a whole one, or one segment of a GSO packet) into `band` if a filter
+    /// chose it, else where the classifier says: its length if queued, or what dropping it
+    /// returned.
+    fn enqueue_one(
+        &mut self,
+        mut skb: Skb,
+        band: Option<Band>,
+        to_free: &mut ToFree<'_>,
+    ) -> core::result::Result<u32, Enqueued> {
+        let len = skb.pkt_len();
+        let info = PacketInfo {
+            len,
+            priority: skb.priority(),
+            dsfield: skb.dsfield(),
+        };
+        let verdict = match band {
+            Some(band) => self.engine.enqueue_into(&info, band),
+            None => self.engine.enqueue(&info),
+        };
+        match verdict {
+            EnqueueVerdict::Queue { band, mark, note } => {
+                if !mark.is_empty() {
+                    skb.set_ce();
+                }
+                skb.set_enqueue_time(net_sched::now_ns());
+                skb.set_note(note.bits());
+                self.fifos[band.index()].push(skb);
+                Ok(len)
+            }
+            EnqueueVerdict::Drop { .. } => Err(to_free.drop(skb)),
+        }
+    }
+
+    /// The band to serve next and its head's length, once the shaper lets that head go at
+    /// `now`; `None` if nothing may leave now (the watchdog is then armed).
+    fn next_band(&mut self, sch: &mut Qdisc<'_>, now: u64) -> Option<(Band, u32)> {
+        // Each turn either returns or empties a band the engine wrongly thought backlogged.
+        loop {
+            let band = self.engine.select()?;
+            let Some(head_len) = self.fifos[band.index()].head_len() else {
+                // The engine thinks the band is backlogged but it is empty: resynchronise.
+                self.engine.flush_band(band);
+                continue;
+            };
+            if let Some(at) = self.engine.shaper_delay(now, head_len) {
+                sch.overlimit();
+                sch.watchdog_schedule(at);
+                return None;
+            }
+            return Some((band, head_len));
+        }
     }
 }
 
@@ -75,6 +139,8 @@ impl QdiscOps for EcnSharp {
     const ID: &'static core::ffi::CStr = c"ecnsharp";
     const OPTIONS_MAX: usize = uapi::OPTIONS_MAX_SIZE;
     const XSTATS_MAX: usize = uapi::XSTATS_MAX_SIZE;
+    const CLASSFUL: bool = true;
+    const CLASS_XSTATS_MAX: usize = uapi::CLASS_XSTATS_SIZE;
 
     fn init(
         &mut self,
@@ -87,11 +153,13 @@ impl QdiscOps for EcnSharp {
             None => Config::DEFAULT,
         };
         self.engine = Engine::new_seeded(&cfg, net_sched::random_u32(), sch.mtu());
+        sch.set_classes(u32::from(cfg.bands));
         Ok(())
     }
 
     fn change(&mut self, sch: &mut Qdisc<'_>, opt: NlAttr<'_>, extack: &mut ExtAck<'_>) -> Result {
         let cfg = Self::parse(self.engine.config(), opt, extack)?;
+        let now = net_sched::now_ns();
         // Bands that go away lose their packets (as sch_prio's do), before the engine forgets them.
         let old_bands = usize::from(self.engine.config().bands);
         for index in usize::from(cfg.bands)..old_bands.min(MAX_BANDS) {
@@ -99,63 +167,85 @@ impl QdiscOps for EcnSharp {
                 while self.drop_head(sch, band) {}
             }
         }
-        self.engine.configure(&cfg);
+        self.engine.configure(&cfg, now);
+        sch.set_classes(u32::from(cfg.bands));
+        // A new scheduler or band count may pick another band: a parent peeks afresh.
+        self.promised = 0;
         // A smaller limit drops from the head of the band the engine picks.
         while let Some(band) = self.engine.over_limit_victim() {
             if !self.drop_head(sch, band) {
                 break;
             }
         }
+        // A watchdog set for the old rate or an old debt would hold the queue that long: let the
+        // data path decide again now under the new configuration.
+        if self.engine.qlen() != 0 {
+            sch.watchdog_schedule(now);
+        }
         Ok(())
     }
 
-    fn enqueue(&mut self, _sch: &mut Qdisc<'_>, mut skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued {
-        let len = skb.pkt_len();
-        let info = PacketInfo {
-            len,
-            priority: skb.priority(),
-            dsfield: skb.dsfield(),
-        };
-        match self.engine.enqueue(&info) {
-            EnqueueVerdict::Queue { band, mark } => {
-                if !mark.is_empty() {
-                    skb.set_ce();
-                }
-                skb.set_enqueue_time(net_sched::now_ns());
-                self.fifos[band.index()].push(skb);
-                Enqueued::queued(len)
+    fn enqueue(&mut self, sch: &mut Qdisc<'_>, skb: Skb, to_free: &mut ToFree<'_>) -> Enqueued {
+        // tc filters (or skb->priority naming a class) first, as sch_prio; then our classifier.
+        let band = match sch.classify(&skb) {
+            FilterVerdict::None => None,
+            FilterVerdict::Class(minor) => {
+                usize::try_from(minor).ok().and_then(|m| Band::new(m.wrapping_sub(1)))
             }
-            EnqueueVerdict::Drop { .. } => to_free.drop(skb),
+            FilterVerdict::Drop => return to_free.filter_drop(skb, false),
+            FilterVerdict::Stolen => return to_free.filter_drop(skb, true),
+        };
+        if self.engine.config().split_gso && skb.is_gso() {
+            let orig_len = skb.pkt_len();
+            return match skb.gso_segment() {
+                Ok(segments) => {
+                    let (mut packets, mut bytes) = (0u32, 0u32);
+                    for seg in segments {
+                        // A segment over the limit is dropped and counted like any packet.
+                        if let Ok(len) = self.enqueue_one(seg, band, to_free) {
+                            packets = packets.saturating_add(1);
+                            bytes = bytes.saturating_add(len);
+                        }
+                    }
+                    Enqueued::segments(packets, bytes, orig_len)
+                }
+                // Could not segment (no memory): dropped and counted.
+                Err(skb) => to_free.drop(skb),
+            };
+        }
+        match self.enqueue_one(skb, band, to_free) {
+            Ok(len) => Enqueued::queued(len),
+            Err(dropped) => dropped,
         }
     }
 
     fn dequeue(&mut self, sch: &mut Qdisc<'_>) -> Option<Skb> {
         let now = net_sched::now_ns();
-        // Each turn either returns or removes a packet, so the loop ends.
+        let mut drops = 0;
+        // Each turn returns, or drops a packet and counts it, so the loop ends.
         loop {
-            let band = self.engine.select()?;
-            let fifo = &mut self.fifos[band.index()];
-            let Some(head_len) = fifo.head_len() else {
-                // The engine thinks the band is backlogged but it is empty: resynchronise.
-                self.engine.flush_band(band);
-                continue;
+            // A head shown to a parent's peek goes first and is sent whatever the rules say:
+            // the parent has charged its own budget for it.
+            let promised = self
+                .promised_band()
+                .and_then(|band| Some((band, self.fifos[band.index()].head_len()?)));
+            self.promised = 0;
+            let (band, head_len) = match promised {
+                Some(next) => next,
+                None => self.next_band(sch, now)?,
             };
-            if let Some(at) = self.engine.shaper_delay(now, head_len) {
-                sch.overlimit();
-                sch.watchdog_schedule(at);
-                return None;
-            }
+            let fifo = &mut self.fifos[band.index()];
             let mut skb = fifo.pop()?;
+            let head = Head {
+                len: head_len,
+                enqueued_at: skb.enqueue_time(),
+                ecn: skb.dsfield().map_or(Ecn::NotEct, Ecn::from_dsfield),
+                note: PacketNote::from_bits(skb.note()),
+            };
             let next_head_len = fifo.head_len();
-            let ecn = skb.dsfield().map_or(Ecn::NotEct, Ecn::from_dsfield);
-            let verdict = self.engine.dequeue(
-                now,
-                band,
-                head_len,
-                skb.enqueue_time(),
-                ecn,
-                next_head_len,
-            );
+            let verdict =
+                self.engine
+                    .dequeue_head(now, band, &head, next_head_len, promised.is_some());
             match verdict {
                 DequeueVerdict::Send { mark } => {
                     if !mark.is_empty() {
@@ -163,18 +253,46 @@ impl QdiscOps for EcnSharp {
                     }
                     return Some(skb);
                 }
-                DequeueVerdict::Drop { .. } => sch.drop_queued(skb),
+                DequeueVerdict::Drop { .. } => {
+                    sch.drop_queued(skb);
+                    drops += 1;
+                    if drops >= MAX_DROPS_PER_DEQUEUE {
+                        // Let the stack run; the watchdog brings us back at once.
+                        sch.watchdog_schedule(now);
+                        return None;
+                    }
+                }
             }
         }
     }
 
-    fn reset(&mut self, _sch: &mut Qdisc<'_>) {
+    fn peek(&mut self, sch: &mut Qdisc<'_>) -> Option<SkbRef<'_>> {
+        let promised = self
+            .promised_band()
+            .filter(|band| !self.fifos[band.index()].is_empty());
+        let band = match promised {
+            Some(band) => band,
+            None => {
+                let (band, _) = self.next_band(sch, net_sched::now_ns())?;
+                // `Band::index` is below MAX_BANDS (16), so this cannot overflow a u8.
+                self.promised = band.index() as u8 + 1;
+                band
+            }
+        };
+        self.fifos[band.index()].head()
+    }
+
+    fn reset(&mut self, _sch: &mut Qdisc<'_>) -> u32 {
+        let mut freed = 0u32;
         for fifo in self.fifos.iter_mut() {
             while let Some(skb) = fifo.pop() {
                 drop(skb);
+                freed = freed.saturating_add(1);
             }
         }
+        self.promised = 0;
         self.engine.reset();
+        freed
     }
 
     fn dump(&self, out: &mut [u8]) -> Result<usize> {
@@ -185,5 +303,23 @@ impl QdiscOps for EcnSharp {
         self.engine
             .encode_xstats(net_sched::now_ns(), out)
             .map_err(|_| emsgsize())
+    }
+
+    fn class_stats(&self, class: u32, out: &mut [u8]) -> Option<(ClassStats, usize)> {
+        let index = usize::try_from(class).ok()?.checked_sub(1)?;
+        let band = Band::new(index).filter(|_| index < usize::from(self.engine.config().bands))?;
+        let b = self.engine.band_stats(band);
+        let counters = ClassStats {
+            bytes: b.bytes,
+            packets: b.packets,
+            qlen: b.qlen,
+            backlog: u32::try_from(b.backlog).unwrap_or(u32::MAX),
+            drops: u32::try_from(b.drops()).unwrap_or(u32::MAX),
+        };
+        let len = self
+            .engine
+            .encode_class_xstats(net_sched::now_ns(), band, out)
+            .ok()?;
+        Some((counters, len))
     }
 }

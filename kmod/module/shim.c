@@ -13,6 +13,7 @@
 #include <linux/timekeeping.h>
 #include <net/inet_ecn.h>
 #include <net/netlink.h>
+#include <net/pkt_cls.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include "shim.h"
@@ -20,6 +21,13 @@
 /* The C part of the private area; the Rust state follows at rust_offset. */
 struct ecnsharp_shim_priv {
 	struct qdisc_watchdog watchdog;
+	/* Filters attached to the qdisc (tc filter add dev X parent H: ...), as sch_prio's. */
+	struct tcf_proto __rcu *filter_list;
+	struct tcf_block *block;
+	/* Classes H:1..H:classes, one per band; written under the tree lock by init and change,
+	 * read under RTNL by find and walk (READ_ONCE: a dump may race a change's store).
+	 */
+	unsigned int classes;
 };
 
 /* The enqueue time in the qdisc control block, as sch_codel keeps it (skb->tstamp may carry an
@@ -27,6 +35,7 @@ struct ecnsharp_shim_priv {
  */
 struct ecnsharp_skb_cb {
 	u64 enqueue_time;
+	u8 note;
 };
 
 static const struct ecnsharp_shim_ops *rust_ops;
@@ -35,9 +44,15 @@ static unsigned long rust_offset;
 static int ecnsharp_init(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
 	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+	int err;
 
 	/* First, so that destroy, which runs even when init fails, may always cancel it. */
 	qdisc_watchdog_init(&p->watchdog, sch);
+	if (rust_ops->dump_class_stats) {
+		err = tcf_block_get(&p->block, &p->filter_list, sch, extack);
+		if (err)
+			return err;
+	}
 	return rust_ops->init(sch, opt, extack);
 }
 
@@ -53,9 +68,93 @@ static void ecnsharp_destroy(struct Qdisc *sch)
 {
 	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
 
+	/* Filters first, as sch_prio does: none may classify into a qdisc going away. */
+	tcf_block_put(p->block);
 	qdisc_watchdog_cancel(&p->watchdog);
 	rust_ops->destroy(sch);
 }
+
+/* Classes: one per band, H:1 is band 0. They have no child qdisc (a band is ecnsharp's own
+ * FIFO with its marking state), so grafting is refused and leaf is NULL.
+ */
+static unsigned long ecnsharp_find(struct Qdisc *sch, u32 classid)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+	unsigned long cl = TC_H_MIN(classid);
+
+	if (cl == 0 || cl > READ_ONCE(p->classes))
+		return 0;
+	return cl;
+}
+
+static int ecnsharp_graft(struct Qdisc *sch, unsigned long cl, struct Qdisc *new,
+			  struct Qdisc **old, struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack,
+		       "ecnsharp: a band is ecnsharp's own queue with its marking state; it takes no child qdisc");
+	return -EOPNOTSUPP;
+}
+
+static struct Qdisc *ecnsharp_leaf(struct Qdisc *sch, unsigned long cl)
+{
+	return NULL;
+}
+
+static void ecnsharp_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+	unsigned int classes = READ_ONCE(p->classes);
+	unsigned long cl;
+
+	if (arg->stop)
+		return;
+	for (cl = 1; cl <= classes; cl++) {
+		if (!tc_qdisc_stats_dump(sch, cl, arg))
+			break;
+	}
+}
+
+static struct tcf_block *ecnsharp_tcf_block(struct Qdisc *sch, unsigned long cl,
+					    struct netlink_ext_ack *extack)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	return cl ? NULL : p->block;
+}
+
+static unsigned long ecnsharp_bind(struct Qdisc *sch, unsigned long parent, u32 classid)
+{
+	return ecnsharp_find(sch, classid);
+}
+
+static void ecnsharp_unbind(struct Qdisc *sch, unsigned long cl)
+{
+}
+
+static int ecnsharp_dump_class(struct Qdisc *sch, unsigned long cl, struct sk_buff *skb,
+			       struct tcmsg *tcm)
+{
+	tcm->tcm_handle |= TC_H_MIN(cl);
+	tcm->tcm_info = 0;
+	return 0;
+}
+
+static int ecnsharp_dump_class_stats(struct Qdisc *sch, unsigned long cl, struct gnet_dump *d)
+{
+	return rust_ops->dump_class_stats(sch, cl, d);
+}
+
+static const struct Qdisc_class_ops ecnsharp_class_ops = {
+	.graft = ecnsharp_graft,
+	.leaf = ecnsharp_leaf,
+	.find = ecnsharp_find,
+	.walk = ecnsharp_walk,
+	.tcf_block = ecnsharp_tcf_block,
+	.bind_tcf = ecnsharp_bind,
+	.unbind_tcf = ecnsharp_unbind,
+	.dump = ecnsharp_dump_class,
+	.dump_stats = ecnsharp_dump_class_stats,
+};
 
 static struct Qdisc_ops ecnsharp_qdisc_ops __read_mostly = {
 	.init = ecnsharp_init,
@@ -94,6 +193,8 @@ int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
 	ecnsharp_qdisc_ops.change = ops->change;
 	ecnsharp_qdisc_ops.dump = ops->dump;
 	ecnsharp_qdisc_ops.dump_stats = ops->dump_stats;
+	if (ops->dump_class_stats)
+		ecnsharp_qdisc_ops.cl_ops = &ecnsharp_class_ops;
 	return register_qdisc(&ecnsharp_qdisc_ops);
 }
 
@@ -133,6 +234,12 @@ void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len)
 	sch->q.qlen++;
 }
 
+void ecnsharp_shim_enqueued_many(struct Qdisc *sch, unsigned int n, unsigned int len)
+{
+	sch->qstats.backlog += len;
+	sch->q.qlen += n;
+}
+
 void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb)
 {
 	qdisc_qstats_backlog_dec(sch, skb);
@@ -150,6 +257,70 @@ void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb)
 void ecnsharp_shim_overlimit(struct Qdisc *sch)
 {
 	qdisc_qstats_overlimit(sch);
+}
+
+void ecnsharp_shim_set_classes(struct Qdisc *sch, unsigned int classes)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+
+	WRITE_ONCE(p->classes, classes);
+}
+
+/*
+ * The filters' verdict on skb, as prio_classify() reads it: a class minor number (1..), or one
+ * of ECNSHARP_SHIM_CLASSIFY_*. skb->priority naming one of our classes (H:B) selects it without
+ * the filters. Runs in enqueue, under the root lock and rcu_read_lock_bh.
+ */
+int ecnsharp_shim_classify(struct sk_buff *skb, struct Qdisc *sch)
+{
+	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int err;
+
+	if (TC_H_MAJ(skb->priority) == sch->handle)
+		return TC_H_MIN(skb->priority);
+	fl = rcu_dereference_bh(p->filter_list);
+	if (!fl)
+		return ECNSHARP_SHIM_CLASSIFY_NONE;
+	err = tcf_classify(skb, NULL, fl, &res, false);
+#ifdef CONFIG_NET_CLS_ACT
+	switch (err) {
+	case TC_ACT_STOLEN:
+	case TC_ACT_QUEUED:
+	case TC_ACT_TRAP:
+		return ECNSHARP_SHIM_CLASSIFY_STOLEN;
+	case TC_ACT_SHOT:
+		return ECNSHARP_SHIM_CLASSIFY_DROP;
+	}
+#endif
+	if (err < 0)
+		return ECNSHARP_SHIM_CLASSIFY_NONE;
+	return TC_H_MIN(res.classid);
+}
+
+int ecnsharp_shim_put_class_stats(struct gnet_dump *d, const struct ecnsharp_shim_class_stats *st,
+				  const void *xstats, int xstats_len)
+{
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats = {
+		.qlen = st->qlen,
+		.backlog = st->backlog,
+		.drops = st->drops,
+	};
+
+	gnet_stats_basic_sync_init(&bstats);
+	u64_stats_set(&bstats.bytes, st->bytes);
+	u64_stats_set(&bstats.packets, st->packets);
+	if (gnet_stats_copy_basic(d, NULL, &bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &qstats, st->qlen) < 0)
+		return -EMSGSIZE;
+	return ecnsharp_shim_put_xstats(d, xstats, xstats_len);
+}
+
+void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n)
+{
+	sch->qstats.drops += n;
 }
 
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len)
@@ -179,17 +350,19 @@ int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_b
 	return qdisc_drop(skb, sch, to_free);
 }
 
+/* As prio_enqueue() for a packet its filters dropped (counted) or an action stole (not). */
+int ecnsharp_shim_filter_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free,
+			      int stolen)
+{
+	if (!stolen)
+		qdisc_qstats_drop(sch);
+	__qdisc_drop(skb, to_free);
+	return stolen ? NET_XMIT_SUCCESS | __NET_XMIT_STOLEN : NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+}
+
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch)
 {
 	return skb_peek(&sch->gso_skb);
-}
-
-void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb)
-{
-	/* As qdisc_peek_dequeued(): the stashed packet is still part of the queue. */
-	__skb_queue_head(&sch->gso_skb, skb);
-	qdisc_qstats_backlog_inc(sch, skb);
-	sch->q.qlen++;
 }
 
 unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb)
@@ -227,6 +400,16 @@ void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t)
 	ecnsharp_cb(skb)->enqueue_time = t;
 }
 
+unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb)
+{
+	return ecnsharp_cb(skb)->note;
+}
+
+void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note)
+{
+	ecnsharp_cb(skb)->note = note;
+}
+
 void ecnsharp_shim_skb_free(struct sk_buff *skb)
 {
 	kfree_skb_reason(skb, SKB_DROP_REASON_QDISC_DROP);
@@ -235,6 +418,41 @@ void ecnsharp_shim_skb_free(struct sk_buff *skb)
 void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb)
 {
 	rtnl_kfree_skbs(skb, skb);
+}
+
+int ecnsharp_shim_skb_is_gso(const struct sk_buff *skb)
+{
+	return skb_is_gso(skb);
+}
+
+/*
+ * The segments of a GSO skb, as tbf and cake make them (software segmentation for the device's
+ * features less GSO), each with its own qdisc length; the original is consumed. NULL if
+ * segmentation failed: the original is then still the caller's.
+ */
+struct sk_buff *ecnsharp_shim_gso_segment(struct sk_buff *skb)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	struct sk_buff *segs, *seg;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return NULL;
+	for (seg = segs; seg; seg = seg->next)
+		qdisc_skb_cb(seg)->pkt_len = seg->len;
+	consume_skb(skb);
+	return segs;
+}
+
+struct sk_buff *ecnsharp_shim_skb_list_pop(struct sk_buff **list)
+{
+	struct sk_buff *skb = *list;
+
+	if (skb) {
+		*list = skb->next;
+		skb_mark_not_on_list(skb);
+	}
+	return skb;
 }
 
 void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb)
@@ -287,7 +505,8 @@ void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *b
 
 int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
 {
-	struct nlattr *opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	/* NLA_F_NESTED, as init requires it: a dumped qdisc can be replayed as a request. */
+	struct nlattr *opts = nla_nest_start(skb, TCA_OPTIONS);
 
 	if (!opts || nla_put_nohdr(skb, len, data) < 0) {
 		if (opts)
@@ -297,9 +516,21 @@ int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
 	return nla_nest_end(skb, opts);
 }
 
-int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len)
+/*
+ * The xstats, written once as TCA_STATS_APP. gnet_stats_copy_app() would also keep a copy for
+ * the legacy TCA_XSTATS, doubling their size in every dump and notification (tc and ecnsharp-tc
+ * read TCA_STATS_APP); sch_cake writes its nest into d->skb the same way.
+ */
+int ecnsharp_shim_put_xstats(struct gnet_dump *d, const void *data, int len)
 {
-	return gnet_stats_copy_app(d, data, len);
+	if (!d->tail)
+		return 0;
+	if (nla_put_64bit(d->skb, TCA_STATS_APP, len, data, TCA_STATS_PAD)) {
+		if (d->lock)
+			spin_unlock_bh(d->lock);
+		return -EMSGSIZE;
+	}
+	return 0;
 }
 
 unsigned long long ecnsharp_shim_now_ns(void)

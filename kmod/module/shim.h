@@ -12,7 +12,7 @@
 #define ECNSHARP_SHIM_H
 
 /* Bumped when a prototype below changes meaning. */
-#define ECNSHARP_SHIM_ABI 3
+#define ECNSHARP_SHIM_ABI 5
 
 /* Enqueue return values (NET_XMIT_*); shim.c checks them against the kernel's. */
 #define ECNSHARP_SHIM_NET_XMIT_SUCCESS 0
@@ -26,6 +26,20 @@ struct nlattr;
 struct netlink_ext_ack;
 struct gnet_dump;
 
+/* What the filters said of a packet (ecnsharp_shim_classify). */
+#define ECNSHARP_SHIM_CLASSIFY_NONE 0	/* no filter matched: the qdisc's own classifier */
+#define ECNSHARP_SHIM_CLASSIFY_DROP (-1)	/* a filter's action dropped it (counted) */
+#define ECNSHARP_SHIM_CLASSIFY_STOLEN (-2)	/* an action took it (not a drop) */
+
+/* Per-class counters for tc class show (a band's). */
+struct ecnsharp_shim_class_stats {
+	unsigned long long bytes;
+	unsigned long long packets;
+	unsigned int qlen;
+	unsigned int backlog;
+	unsigned int drops;
+};
+
 /* The Rust callbacks that become struct Qdisc_ops. */
 struct ecnsharp_shim_ops {
 	int (*enqueue)(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
@@ -37,6 +51,8 @@ struct ecnsharp_shim_ops {
 	int (*change)(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack);
 	int (*dump)(struct Qdisc *sch, struct sk_buff *skb);
 	int (*dump_stats)(struct Qdisc *sch, struct gnet_dump *d);
+	/* Classes: class cl (1..classes) is band cl - 1. NULL for a classless qdisc. */
+	int (*dump_class_stats)(struct Qdisc *sch, unsigned long cl, struct gnet_dump *d);
 };
 
 /* A FIFO of skbs linked through skb->next; all-zero is the empty FIFO. */
@@ -61,13 +77,20 @@ void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len);
 void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_overlimit(struct Qdisc *sch);
+void ecnsharp_shim_set_classes(struct Qdisc *sch, unsigned int classes);
+int ecnsharp_shim_classify(struct sk_buff *skb, struct Qdisc *sch);
+int ecnsharp_shim_put_class_stats(struct gnet_dump *d, const struct ecnsharp_shim_class_stats *st,
+				  const void *xstats, int xstats_len);
+void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n);
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len);
+void ecnsharp_shim_enqueued_many(struct Qdisc *sch, unsigned int n, unsigned int len);
 void ecnsharp_shim_tree_lock(struct Qdisc *sch);
 void ecnsharp_shim_tree_unlock(struct Qdisc *sch);
 void ecnsharp_shim_watchdog_schedule(struct Qdisc *sch, unsigned long long expires_ns);
 int ecnsharp_shim_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free);
+int ecnsharp_shim_filter_drop(struct sk_buff *skb, struct Qdisc *sch, struct sk_buff **to_free,
+			      int stolen);
 struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch);
-void ecnsharp_shim_stash_peeked(struct Qdisc *sch, struct sk_buff *skb);
 
 /* Packets. */
 unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb);
@@ -76,8 +99,13 @@ int ecnsharp_shim_skb_dsfield(struct sk_buff *skb);
 int ecnsharp_shim_skb_set_ce(struct sk_buff *skb);
 unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb);
 void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t);
+unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb);
+void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note);
 void ecnsharp_shim_skb_free(struct sk_buff *skb);
 void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb);
+int ecnsharp_shim_skb_is_gso(const struct sk_buff *skb);
+struct sk_buff *ecnsharp_shim_gso_segment(struct sk_buff *skb);
+struct sk_buff *ecnsharp_shim_skb_list_pop(struct sk_buff **list);
 void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb);
 struct sk_buff *ecnsharp_shim_fifo_pop(struct ecnsharp_shim_fifo *fifo);
 
@@ -88,7 +116,7 @@ int ecnsharp_shim_nla_is_nested(const struct nlattr *nla);
 void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
 			  const char *msg);
 int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len);
-int ecnsharp_shim_copy_xstats(struct gnet_dump *d, void *data, int len);
+int ecnsharp_shim_put_xstats(struct gnet_dump *d, const void *data, int len);
 
 /* Time and randomness. */
 unsigned long long ecnsharp_shim_now_ns(void);

@@ -22,7 +22,7 @@ impl Modes {
     pub const PERSISTENT: Modes = Modes(1 << 1);
     /// Queue length above K at enqueue (DCTCP-RED).
     pub const QUEUE_ENQUEUE: Modes = Modes(1 << 2);
-    /// Queue length above K at dequeue (Wu et al.).
+    /// Band length, the leaving packet included, at or above K at dequeue (Wu et al. 4.2).
     pub const QUEUE_DEQUEUE: Modes = Modes(1 << 3);
     /// Probabilistic sojourn marking between `tmin` and `tmax` (TCN 4.3, for DCQCN).
     pub const PROBABILISTIC: Modes = Modes(1 << 4);
@@ -44,6 +44,7 @@ impl Modes {
 
 /// How `marking_next` advances once Algorithm 1 is in its marking state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum ControlLaw {
     /// `marking_next += pst_interval / sqrt(count)`: the CoNEXT'19 paper, the default.
     InvSqrt,
@@ -55,6 +56,7 @@ pub enum ControlLaw {
 
 /// What to do with a non-ECT packet that a rule wants marked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum NonEctPolicy {
     /// Let it through unmarked, as a datacenter switch marking ECT only does (the default).
     Pass,
@@ -64,6 +66,7 @@ pub enum NonEctPolicy {
 
 /// Unit of the queue-length threshold K and of queue lengths compared with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum QueueUnit {
     /// K counts packets.
     Packets,
@@ -102,6 +105,7 @@ pub struct MarkingParams {
 
 /// Which discipline picks the band to serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum SchedKind {
     /// Strict priority: band 0 first.
     Sp,
@@ -126,6 +130,7 @@ pub struct SchedParams {
 
 /// How packets are sorted into bands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum ClassifyMode {
     /// `skb->priority` (its low 4 bits) through `priomap`, as `sch_prio` does.
     Priority,
@@ -164,6 +169,9 @@ pub struct Config {
     pub limit_bytes: u32,
     /// Non-ECT packets that would be marked.
     pub non_ect: NonEctPolicy,
+    /// Whether a GSO super-packet is segmented at enqueue, so each segment is queued, timed and
+    /// marked alone (as on a switch), rather than as one packet of up to 64 KB.
+    pub split_gso: bool,
     /// Marking.
     pub marking: MarkingParams,
     /// Scheduling.
@@ -188,6 +196,7 @@ impl Config {
         limit_packets: 1000,
         limit_bytes: 0,
         non_ect: NonEctPolicy::Pass,
+        split_gso: true,
         marking: MarkingParams {
             modes: Modes::ECN_SHARP,
             ins_target: us(200),
@@ -703,6 +712,8 @@ pub(crate) mod arbitrary {
                         } else {
                             NonEctPolicy::Pass
                         },
+                        // Both settings, from a bit of the limit.
+                        split_gso: q.0 % 3 != 0,
                         marking,
                         sched: SchedParams {
                             kind: [SchedKind::Sp, SchedKind::Dwrr, SchedKind::Wfq]

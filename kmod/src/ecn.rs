@@ -39,7 +39,8 @@ pub enum MarkCause {
     Persistent,
     /// Queue length above K when the packet arrived (DCTCP-RED).
     QueueEnqueue,
-    /// Queue length above K when the packet left (Wu et al. dequeue marking).
+    /// Band length, the leaving packet included, at or above K when it left (Wu et al. dequeue
+    /// marking, section 4.2).
     QueueDequeue,
     /// Probabilistic instantaneous marking between Tmin and Tmax (TCN 4.3).
     Probabilistic,

@@ -27,6 +27,7 @@ Usage: ... ecnsharp [ limit PACKETS ] [ limit_bytes SIZE ] [ bands 1-16 ]
                     [ classify priority | dscp ] [ priomap B0 B1 ... B15 ]
                     [ dscpmap DSCP:BAND,... | default ]
                     [ rate RATE ] [ burst SIZE ] [ non_ect pass | drop ]
+                    [ split_gso on | off ]
 PRESET := ecnsharp | tcn | codel | red | dequeue | prob | ecnsharp_prob
 FLAG := ins | pst | red | dequeue | prob
 TIME, RATE, SIZE as tc: 200us, 1.5ms; 10gbit, 1Gbps; 1514, 30kb (a bare TIME is in us)
@@ -136,6 +137,8 @@ pub struct Options {
     pub burst_bytes: Option<u32>,
     /// `non_ect`.
     pub non_ect: Option<NonEctPolicy>,
+    /// `split_gso`.
+    pub split_gso: Option<bool>,
 }
 
 /// A syntax error, in the words of tc.
@@ -502,6 +505,7 @@ impl Options {
                 "rate" => set(&mut o.rate_bps, parse_rate(w), kw, w)?,
                 "burst" => set(&mut o.burst_bytes, parse_size(w), kw, w)?,
                 "non_ect" => set(&mut o.non_ect, parse_named(w, &NON_ECT), kw, w)?,
+                "split_gso" => set(&mut o.split_gso, parse_named(w, &ON_OFF), kw, w)?,
                 _ => return Err(ParseError::Unknown { word }),
             }
         }
@@ -559,6 +563,7 @@ impl Options {
         put!(self.rate_bps, cfg.shaper.rate_bps);
         put!(self.burst_bytes, cfg.shaper.burst_bytes);
         put!(self.non_ect, cfg.non_ect);
+        put!(self.split_gso, cfg.split_gso);
     }
 
     /// `base` with the options applied, if the result is valid: what the kernel will say.
@@ -639,13 +644,16 @@ impl Options {
         if let Some(p) = self.non_ect {
             w.put_u32(uapi::TCA_ECNSHARP_NON_ECT, p.to_uapi())?;
         }
+        if let Some(on) = self.split_gso {
+            w.put_u32(uapi::TCA_ECNSHARP_SPLIT_GSO, u32::from(on))?;
+        }
         Ok(w.finish())
     }
 }
 
 /// Every keyword, as `'static` strings for error messages, and for the man page, completions and
 /// documentation, whose tests check them against this list.
-pub const KEYWORDS: [&str; 25] = [
+pub const KEYWORDS: [&str; 26] = [
     "limit",
     "limit_bytes",
     "bands",
@@ -671,6 +679,7 @@ pub const KEYWORDS: [&str; 25] = [
     "rate",
     "burst",
     "non_ect",
+    "split_gso",
 ];
 
 /// The keyword `word` names (`K` is accepted for `k`, the DCTCP paper's spelling).
@@ -695,7 +704,7 @@ pub fn keyword_values(keyword: &str) -> &'static [&'static str] {
             "pst",
         ],
         "control_law" => &["inv_sqrt", "linear", "ns3"],
-        "idle_reset" => &["on", "off"],
+        "idle_reset" | "split_gso" => &["on", "off"],
         "k_unit" => &["packets", "bytes"],
         "sched" => &["sp", "dwrr", "wfq"],
         "classify" => &["priority", "dscp"],
@@ -960,7 +969,11 @@ impl fmt::Display for ConfigText<'_> {
         if c.shaper.burst_bytes != 0 {
             write!(f, " burst {}", Size(c.shaper.burst_bytes))?;
         }
-        write!(f, " non_ect {}", name_of(c.non_ect, &NON_ECT))
+        write!(f, " non_ect {}", name_of(c.non_ect, &NON_ECT))?;
+        if !c.split_gso {
+            write!(f, " split_gso off")?;
+        }
+        Ok(())
     }
 }
 
@@ -1011,6 +1024,7 @@ mod tests {
         assert_eq!(keyword_values("mode"), modes.as_slice());
         assert_eq!(keyword_values("control_law"), names(&CONTROL_LAWS));
         assert_eq!(keyword_values("idle_reset"), names(&ON_OFF));
+        assert_eq!(keyword_values("split_gso"), names(&ON_OFF));
         assert_eq!(keyword_values("k_unit"), names(&K_UNITS));
         assert_eq!(keyword_values("sched"), names(&SCHEDS));
         assert_eq!(keyword_values("classify"), names(&CLASSIFY_MODES));
@@ -1511,6 +1525,7 @@ mod tests {
             quanta: all.weights,
             dscpmap: Some(DEFAULT_DSCPMAP),
             k_unit: Some(QueueUnit::Bytes),
+            split_gso: Some(false),
             ..all
         };
         assert_eq!(full.encode(&mut buf), Ok(uapi::OPTIONS_MAX_SIZE));

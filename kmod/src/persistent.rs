@@ -98,6 +98,28 @@ impl PersistentState {
         false
     }
 
+    /// After a change of `pst_interval` or the control law at `now`: a mark due later than the
+    /// new law would schedule it from now is brought forward to that time, so a shorter interval
+    /// takes effect at once rather than after the old, longer gap.
+    pub fn clamp_next(&mut self, now: Nanos, p: &MarkingParams) {
+        if !self.marking_state {
+            return;
+        }
+        let gap = match p.control_law {
+            ControlLaw::InvSqrt | ControlLaw::Ns3 => {
+                interval_over_sqrt(p.pst_interval, self.rec_inv_sqrt)
+            }
+            ControlLaw::Linear => p
+                .pst_interval
+                .checked_div(u64::from(self.marking_count))
+                .unwrap_or(p.pst_interval),
+        };
+        let latest = now.saturating_add(gap);
+        if self.marking_next > latest {
+            self.marking_next = latest;
+        }
+    }
+
     /// `IsPersistentQueueBuildups(pkt)` of Algorithm 1: whether every packet since more than
     /// `pst_interval` ago waited at least `pst_target`.
     #[inline]
@@ -584,5 +606,28 @@ mod tests {
         let gap = interval_over_sqrt(INTERVAL, s.rec_inv_sqrt) as f64;
         let exact = INTERVAL as f64 / f64::from(s.marking_count).sqrt();
         assert!((gap - exact).abs() <= 0.5 + exact * 1e-6);
+    }
+
+    #[test]
+    fn shorter_interval_brings_the_next_mark_forward() {
+        let mut p = params(ControlLaw::InvSqrt);
+        p.pst_interval = crate::time::ms(100);
+        let mut s = PersistentState::new();
+        // Enter the marking state: above target for longer than the interval.
+        s.should_mark(0, ABOVE, &p);
+        assert!(s.should_mark(crate::time::ms(101), ABOVE, &p));
+        assert_eq!(s.marking_next, crate::time::ms(201));
+        let now = crate::time::ms(102);
+        p.pst_interval = us(200);
+        s.clamp_next(now, &p);
+        assert_eq!(s.marking_next, now + us(200));
+        // A longer interval leaves a sooner mark alone.
+        p.pst_interval = crate::time::ms(500);
+        s.clamp_next(now, &p);
+        assert_eq!(s.marking_next, now + us(200));
+        // Idle state: nothing to clamp.
+        let mut idle = PersistentState::new();
+        idle.clamp_next(now, &p);
+        assert_eq!(idle, PersistentState::new());
     }
 }

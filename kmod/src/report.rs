@@ -12,7 +12,7 @@ use core::fmt::{self, Write};
 use crate::config::{ClassifyMode, Config, ControlLaw, NonEctPolicy, QueueUnit, SchedKind};
 use crate::ecn::MarkCause;
 use crate::options::ConfigText;
-use crate::uapi::{Xstats, XstatsBand, XstatsHeader};
+use crate::uapi::{Xstats, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS};
 
 /// The unit of a reported number: how it is written in JSON and in text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -326,6 +326,7 @@ pub fn options_json(cfg: &Config, sink: &mut impl JsonSink) {
     let burst = cfg.shaper.burst_bytes.into();
     sink.value(Some("burst"), num(burst, Unit::Bytes));
     sink.value(Some("non_ect"), Value::Text(non_ect_name(cfg.non_ect)));
+    sink.value(Some("split_gso"), Value::Bool(cfg.split_gso));
 }
 
 /// The mean sojourn of a band in ns (0 before the first packet).
@@ -339,13 +340,23 @@ pub fn sojourn_mean_ns(band: &XstatsBand) -> u64 {
 /// with one object per band. Times of
 /// Algorithm 1 are relative to the dump (`first_above_time` negative: that long ago), `null`
 /// when they mean nothing (below target; not in the marking state).
+///
+/// A class's xstats (`tc -s -j class show`) are its band's fields, flat in the class's object.
 pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
     let h = &x.header;
+    if h.kind == XSTATS_KIND_CLASS {
+        if let Some(b) = x.bands().first() {
+            band_json(first_band(h), b, h, sink);
+        }
+        return;
+    }
     let num = |v: u64, unit| Value::Number(Number::new(v, unit));
     sink.value(Some("marks"), num(h.marks, Unit::Packets));
     sink.value(Some("throttled"), num(h.throttled, Unit::Count));
     let burst = h.burst_bytes.into();
     sink.value(Some("shaper_burst"), num(burst, Unit::Bytes));
+    sink.value(Some("late_wakeups"), num(h.late_wakeups, Unit::Count));
+    sink.value(Some("late_max"), num(h.late_max_ns, Unit::Nanos));
     sink.value(Some("now"), num(h.now_ns, Unit::Nanos));
     sink.begin_array("bands");
     for (index, b) in x.bands().iter().enumerate() {
@@ -354,6 +365,11 @@ pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
         sink.end_object();
     }
     sink.end_array();
+}
+
+/// The band of a header's first record.
+fn first_band(h: &XstatsHeader) -> usize {
+    usize::try_from(h.first_band).unwrap_or(0)
 }
 
 /// The fields of one band record.
@@ -470,55 +486,89 @@ pub struct XstatsText<'a>(pub &'a Xstats);
 impl fmt::Display for XstatsText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let h = &self.0.header;
+        if h.kind == XSTATS_KIND_CLASS {
+            // tc has printed the class line and its counters: the band's own lines follow.
+            return match self.0.bands().first() {
+                Some(b) => band_text(f, first_band(h), b, h, "  "),
+                None => Ok(()),
+            };
+        }
         write!(f, "  marks {} throttled {}", h.marks, h.throttled)?;
         if h.rate_bps != 0 {
             write!(f, " burst {}", HumanSize(h.burst_bytes.into()))?;
         }
+        if h.late_wakeups != 0 {
+            write!(
+                f,
+                " late_wakeups {} late_max {}",
+                h.late_wakeups,
+                HumanTime(Number::new(h.late_max_ns, Unit::Nanos))
+            )?;
+        }
         for (index, b) in self.0.bands().iter().enumerate() {
-            write!(
-                f,
-                "\n  band {index}: enqueued {} packets {} bytes {} qlen {}p backlog {}",
-                b.enqueued,
-                b.packets,
-                HumanSize(b.bytes),
-                b.qlen,
-                HumanSize(b.backlog.into())
-            )?;
-            write!(
-                f,
-                "\n   drops limit {} non_ect {} config {} marks {} (",
-                b.drops_limit, b.drops_nonect, b.drops_config, b.marks
-            )?;
-            let mut sep = "";
-            for (cause, count) in MarkCause::ALL.iter().zip(b.marks_by_cause.iter()) {
-                write!(f, "{sep}{} {count}", cause_name(*cause))?;
-                sep = " ";
-            }
-            write!(
-                f,
-                ") ce_already {} nonect_passed {}",
-                b.ce_already, b.nonect_passed
-            )?;
-            let time = |ns| HumanTime(Number::new(ns, Unit::Nanos));
-            write!(
-                f,
-                "\n   sojourn max {} mean {} marking_state {} marking_count {}",
-                time(b.sojourn_max_ns),
-                time(sojourn_mean_ns(b)),
-                b.marking_state,
-                b.marking_count
-            )?;
-            if b.first_above_time_ns != 0 {
-                let rel = Number::relative(b.first_above_time_ns, h.now_ns);
-                write!(f, " first_above_time {}", HumanTime(rel))?;
-            }
-            if b.marking_state != 0 {
-                let rel = Number::relative(b.marking_next_ns, h.now_ns);
-                write!(f, " marking_next {}", HumanTime(rel))?;
-            }
+            f.write_str("\n")?;
+            band_text(f, first_band(h).saturating_add(index), b, h, "  band ")?;
         }
         Ok(())
     }
+}
+
+/// One band's three lines, the first starting with `lead` (`"  band "` in the qdisc's xstats,
+/// with the band number; `"  "` in a class's, whose line already names the band).
+fn band_text(
+    f: &mut fmt::Formatter<'_>,
+    index: usize,
+    b: &XstatsBand,
+    h: &XstatsHeader,
+    lead: &str,
+) -> fmt::Result {
+    if lead == "  " {
+        f.write_str(lead)?;
+    } else {
+        write!(f, "{lead}{index}: ")?;
+    }
+    write!(
+        f,
+        "enqueued {} packets {} bytes {} qlen {}p backlog {}",
+        b.enqueued,
+        b.packets,
+        HumanSize(b.bytes),
+        b.qlen,
+        HumanSize(b.backlog.into())
+    )?;
+    write!(
+        f,
+        "\n   drops limit {} non_ect {} config {} marks {} (",
+        b.drops_limit, b.drops_nonect, b.drops_config, b.marks
+    )?;
+    let mut sep = "";
+    for (cause, count) in MarkCause::ALL.iter().zip(b.marks_by_cause.iter()) {
+        write!(f, "{sep}{} {count}", cause_name(*cause))?;
+        sep = " ";
+    }
+    write!(
+        f,
+        ") ce_already {} nonect_passed {}",
+        b.ce_already, b.nonect_passed
+    )?;
+    let time = |ns| HumanTime(Number::new(ns, Unit::Nanos));
+    write!(
+        f,
+        "\n   sojourn max {} mean {} marking_state {} marking_count {}",
+        time(b.sojourn_max_ns),
+        time(sojourn_mean_ns(b)),
+        b.marking_state,
+        b.marking_count
+    )?;
+    if b.first_above_time_ns != 0 {
+        let rel = Number::relative(b.first_above_time_ns, h.now_ns);
+        write!(f, " first_above_time {}", HumanTime(rel))?;
+    }
+    if b.marking_state != 0 {
+        let rel = Number::relative(b.marking_next_ns, h.now_ns);
+        write!(f, " marking_next {}", HumanTime(rel))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -643,7 +693,7 @@ mod tests {
              \"dscpmap\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,15,15,15,15,15,15,15,15,15,15,\
              15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,\
              15,15,15,15,15,15,15,15,15,15,15],\
-             \"rate\":0,\"burst\":0,\"non_ect\":\"pass\"}"
+             \"rate\":0,\"burst\":0,\"non_ect\":\"pass\",\"split_gso\":true}"
         );
     }
 
@@ -652,7 +702,7 @@ mod tests {
         let cfg = config(
             "bands 3 quanta 3000,1500,1500 mode ins+pst+red k 100kb pst_target 85.5us \
              control_law ns3 idle_reset off sched wfq weights 4,2,1 classify dscp \
-             rate 9.95gbit burst 64kb pmax 12.5% non_ect drop tmin 1ns",
+             rate 9.95gbit burst 64kb pmax 12.5% non_ect drop tmin 1ns split_gso off",
         );
         let json = options(&cfg);
         for part in [
@@ -663,7 +713,7 @@ mod tests {
             "\"pmax\":0.125,",
             "\"sched\":\"wfq\",\"strict\":0,\"quanta\":[3000,1500,1500],\"weights\":[4,2,1]",
             "\"classify\":\"dscp\"",
-            "\"rate\":9950000000,\"burst\":65536,\"non_ect\":\"drop\"}",
+            "\"rate\":9950000000,\"burst\":65536,\"non_ect\":\"drop\",\"split_gso\":false}",
         ] {
             assert!(json.contains(part), "{part} not in {json}");
         }
@@ -795,7 +845,7 @@ mod tests {
             \"marking_next\":50.5}";
         let band1_tail = "\"marking_state\":false,\"marking_count\":0,\
             \"first_above_time\":null,\"marking_next\":null}";
-        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"now\":10000,\"bands\":[";
+        let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"late_wakeups\":0,\"late_max\":0,\"now\":10000,\"bands\":[";
         assert!(j.out.starts_with(head), "{}", j.out);
         assert!(j.out.contains(band0), "{}", j.out);
         assert!(j.out.ends_with(&format!("{band1_tail}]}}")), "{}", j.out);

@@ -139,10 +139,12 @@ attributes! {
     Burst = 25, TCA_ECNSHARP_BURST, "burst";
     /// `u32` enum ([`NON_ECT_PASS`], [`NON_ECT_DROP`]): `non_ect`.
     NonEct = 26, TCA_ECNSHARP_NON_ECT, "non_ect";
+    /// `u32` 0 or 1: `split_gso`.
+    SplitGso = 27, TCA_ECNSHARP_SPLIT_GSO, "split_gso";
 }
 
 /// The highest attribute number this version knows (the kernel's policy table size minus one).
-pub const TCA_ECNSHARP_MAX: u16 = TCA_ECNSHARP_NON_ECT;
+pub const TCA_ECNSHARP_MAX: u16 = TCA_ECNSHARP_SPLIT_GSO;
 
 /// [`ControlLaw::InvSqrt`] on the wire.
 pub const CONTROL_LAW_INV_SQRT: u32 = 0;
@@ -550,7 +552,7 @@ impl<'a> NlaWriter<'a> {
 // TCA_OPTIONS
 
 /// Most bytes [`encode_options`] writes: every attribute, with 16 quanta and weights.
-pub const OPTIONS_MAX_SIZE: usize = 20 * nla_total_size(4)
+pub const OPTIONS_MAX_SIZE: usize = 21 * nla_total_size(4)
     + nla_total_size(8)
     + 2 * nla_total_size(4 * MAX_BANDS)
     + nla_total_size(16)
@@ -607,33 +609,78 @@ fn get_bytes<const N: usize>(nla: &Nla<'_>, attr: Attr) -> Result<[u8; N], Confi
 /// unknown enumerated value, a duplicate or broken framing is an error naming the attribute.
 /// `cfg` is changed only when everything, validation included, succeeded. Never panics.
 pub fn decode_options(payload: &[u8], cfg: &mut Config) -> Result<(), ConfigError> {
+    decode_options_located(payload, cfg).map_err(|e| e.error)
+}
+
+/// A [`decode_options`] error with the attribute at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocatedError {
+    /// What is wrong, naming the attribute type.
+    pub error: ConfigError,
+    /// Offset in the payload of the attribute at fault (for a duplicate, the second copy);
+    /// `None` when no single attribute is (a framing error past the last one, or a rule between
+    /// several options that [`Config::validate`] checks).
+    pub offset: Option<usize>,
+}
+
+/// [`decode_options`], telling where the attribute at fault is, so that the kernel's extack
+/// points at it.
+pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), LocatedError> {
+    let at = |offset, error| LocatedError {
+        error,
+        offset: Some(offset),
+    };
     let mut new = *cfg;
     let mut seen: u32 = 0;
     for nla in NlaIter::new(payload) {
-        let nla = nla.map_err(NlaError::to_config_error)?;
+        let nla = nla.map_err(|e| LocatedError {
+            error: e.to_config_error(),
+            offset: match e {
+                NlaError::Leftover { .. } => None,
+                NlaError::BadLength { offset, .. } | NlaError::Truncated { offset, .. } => {
+                    Some(offset)
+                }
+            },
+        })?;
         let Some(attr) = Attr::from_u16(nla.kind) else {
-            return Err(ConfigError {
-                attr: nla.kind,
-                keyword: "",
-                reason: c"unknown ecnsharp attribute",
-            });
+            return Err(at(
+                nla.offset,
+                ConfigError {
+                    attr: nla.kind,
+                    keyword: "",
+                    reason: c"unknown ecnsharp attribute",
+                },
+            ));
         };
         match attr {
             Attr::Pad => continue,
             Attr::Unspec => {
-                return Err(ConfigError::new(attr, c"attribute type 0 is reserved"));
+                return Err(at(
+                    nla.offset,
+                    ConfigError::new(attr, c"attribute type 0 is reserved"),
+                ));
             }
             _ => {}
         }
         // Every known number is below 32 (see the uapi_numbers test).
         let bit = 1u32.checked_shl(u32::from(nla.kind)).unwrap_or(0);
         if seen & bit != 0 {
-            return Err(ConfigError::new(attr, attr.duplicate_message()));
+            return Err(at(
+                nla.offset,
+                ConfigError::new(attr, attr.duplicate_message()),
+            ));
         }
         seen |= bit;
-        apply(&nla, attr, &mut new)?;
+        apply(&nla, attr, &mut new).map_err(|e| at(nla.offset, e))?;
     }
-    new.validate()?;
+    new.validate().map_err(|error| {
+        // A rule between options: point at the option it names, if it was given.
+        let offset = NlaIter::new(payload)
+            .filter_map(|nla| nla.ok())
+            .find(|nla| nla.kind == error.attr)
+            .map(|nla| nla.offset);
+        LocatedError { error, offset }
+    })?;
     *cfg = new;
     Ok(())
 }
@@ -678,6 +725,13 @@ fn apply(nla: &Nla<'_>, attr: Attr, cfg: &mut Config) -> Result<(), ConfigError>
         }
         Attr::Burst => cfg.shaper.burst_bytes = get_u32(nla, attr)?,
         Attr::NonEct => cfg.non_ect = get_enum(nla, attr, NonEctPolicy::from_uapi)?,
+        Attr::SplitGso => {
+            cfg.split_gso = get_enum(nla, attr, |v| match v {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            })?
+        }
     }
     Ok(())
 }
@@ -734,6 +788,7 @@ pub fn encode_options(cfg: &Config, out: &mut [u8]) -> Result<usize, EncodeError
     w.put_u64(TCA_ECNSHARP_RATE, cfg.shaper.rate_bps)?;
     w.put_u32(TCA_ECNSHARP_BURST, cfg.shaper.burst_bytes)?;
     w.put_u32(TCA_ECNSHARP_NON_ECT, cfg.non_ect.to_uapi())?;
+    w.put_u32(TCA_ECNSHARP_SPLIT_GSO, u32::from(cfg.split_gso))?;
     Ok(w.finish())
 }
 
@@ -774,7 +829,22 @@ pub struct XstatsHeader {
     pub drops: u64,
     /// Packets marked CE by us, all bands.
     pub marks: u64,
+    /// Wake-ups after a wait for tokens that came later than the shaper asked (its lateness is
+    /// credited back; see docs/module.md).
+    pub late_wakeups: u64,
+    /// The latest such wake-up, in nanoseconds after the time asked for.
+    pub late_max_ns: u64,
+    /// [`XSTATS_KIND_QDISC`]: the qdisc's, one record per band; [`XSTATS_KIND_CLASS`]: one
+    /// class's (`tc -s class show`), the record of band `first_band` alone.
+    pub kind: u32,
+    /// The band of the first record.
+    pub first_band: u32,
 }
+
+/// [`XstatsHeader::kind`] of the qdisc's xstats.
+pub const XSTATS_KIND_QDISC: u32 = 0;
+/// [`XstatsHeader::kind`] of a class's xstats.
+pub const XSTATS_KIND_CLASS: u32 = 1;
 
 /// Counters and persistent-marking state of one band. `#[repr(C)]`, no implicit padding.
 #[repr(C)]
@@ -819,11 +889,28 @@ pub struct XstatsBand {
 }
 
 /// Size of [`XstatsHeader`] in bytes.
-pub const XSTATS_HEADER_SIZE: usize = 64;
+pub const XSTATS_HEADER_SIZE: usize = 88;
 /// Size of [`XstatsBand`] in bytes.
 pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
 pub const XSTATS_MAX_SIZE: usize = XSTATS_HEADER_SIZE + MAX_BANDS * XSTATS_BAND_SIZE;
+/// Bytes of a class's xstats: the header and one record.
+pub const CLASS_XSTATS_SIZE: usize = XSTATS_HEADER_SIZE + XSTATS_BAND_SIZE;
+
+/// What one `RTM_NEWQDISC` of an ecnsharp qdisc may take, stats included: the kernel builds
+/// notifications (`tc monitor`, the reply to a change) and `tc qdisc show dev X` replies in one
+/// `NLMSG_GOODSIZE` buffer (3776 bytes on x86-64 with 4 KB pages), and a qdisc that does not fit
+/// silently vanishes from dumps. The xstats are written once, as `TCA_STATS_APP` (not again as
+/// the legacy `TCA_XSTATS`), so 16 bands fit; the `dump_fits_with_room_at_16_bands` test keeps
+/// [`DUMP_ROOM`] bytes free for what comes next.
+pub const NLMSG_GOODSIZE_X86_64: usize = 3776;
+/// Bytes of an `RTM_NEWQDISC` besides our options and xstats, counted generously: netlink and
+/// tc headers, `TCA_KIND`, `TCA_HW_OFFLOAD`, the `TCA_STATS2` nest with basic (and 64-bit
+/// packets), rate estimator and queue stats with their 64-bit padding, and the legacy
+/// `TCA_STATS`.
+pub const DUMP_OVERHEAD: usize = 256;
+/// Bytes kept free at 16 bands for growth.
+pub const DUMP_ROOM: usize = 384;
 
 // The structs are exactly their fields: a mismatch fails to compile.
 const _: [(); XSTATS_HEADER_SIZE] = [(); core::mem::size_of::<XstatsHeader>()];
@@ -897,9 +984,13 @@ impl XstatsHeader {
             self.throttled,
             self.drops,
             self.marks,
+            self.late_wakeups,
+            self.late_max_ns,
         ] {
             p.u64(v);
         }
+        p.u32(self.kind);
+        p.u32(self.first_band);
         rec
     }
 
@@ -919,6 +1010,10 @@ impl XstatsHeader {
             throttled: g.u64(),
             drops: g.u64(),
             marks: g.u64(),
+            late_wakeups: g.u64(),
+            late_max_ns: g.u64(),
+            kind: g.u32(),
+            first_band: g.u32(),
         }
     }
 }
@@ -1307,6 +1402,7 @@ mod tests {
                 == 4000),
             (nla(26, &1u32.to_ne_bytes()), |c| c.non_ect
                 == NonEctPolicy::Drop),
+            (nla(27, &0u32.to_ne_bytes()), |c| !c.split_gso),
         ];
         assert_eq!(cases.len(), Attr::ALL.len() - 2);
         for (bytes, check) in &cases {
@@ -1635,5 +1731,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn located_errors_point_at_the_duplicate() {
+        let mut buf = [0u8; 64];
+        let mut w = NlaWriter::new(&mut buf);
+        w.put_u32(TCA_ECNSHARP_LIMIT, 100).unwrap();
+        w.put_u32(TCA_ECNSHARP_BANDS, 3).unwrap();
+        let second = w.len();
+        w.put_u32(TCA_ECNSHARP_LIMIT, 200).unwrap();
+        let n = w.len();
+        let mut cfg = Config::DEFAULT;
+        let e = decode_options_located(&buf[..n], &mut cfg).unwrap_err();
+        assert_eq!(e.offset, Some(second));
+        assert_eq!(e.error.attr, TCA_ECNSHARP_LIMIT);
+        assert_eq!(cfg, Config::DEFAULT);
+        // An unknown attribute after a good one: located too.
+        let mut buf = [0u8; 64];
+        let mut w = NlaWriter::new(&mut buf);
+        w.put_u32(TCA_ECNSHARP_LIMIT, 100).unwrap();
+        let bad = w.len();
+        w.put_u32(200, 1).unwrap();
+        let n = w.len();
+        let e = decode_options_located(&buf[..n], &mut cfg).unwrap_err();
+        assert_eq!(e.offset, Some(bad));
+    }
+
+    #[test]
+    fn dump_fits_with_room_at_16_bands() {
+        let most =
+            DUMP_OVERHEAD + nla_total_size(OPTIONS_MAX_SIZE) + nla_total_size(XSTATS_MAX_SIZE);
+        std::eprintln!(
+            "largest RTM_NEWQDISC: {most} of {NLMSG_GOODSIZE_X86_64} bytes ({} free)",
+            NLMSG_GOODSIZE_X86_64 - most
+        );
+        assert!(most + DUMP_ROOM <= NLMSG_GOODSIZE_X86_64, "{most}");
+        // Written twice (TCA_STATS_APP and the legacy TCA_XSTATS), as gnet_stats_copy_app does,
+        // 16 bands would not fit: what the kernel glue must avoid.
+        assert!(most + nla_total_size(XSTATS_MAX_SIZE) > NLMSG_GOODSIZE_X86_64);
     }
 }

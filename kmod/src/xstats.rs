@@ -6,7 +6,7 @@
 use crate::band::Band;
 use crate::engine::Engine;
 use crate::time::Nanos;
-use crate::uapi::{encode_xstats_with, EncodeError, XstatsBand, XstatsHeader};
+use crate::uapi::{encode_xstats_with, EncodeError, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS};
 
 impl Engine {
     /// The qdisc-wide part of the xstats at time `now`.
@@ -20,6 +20,8 @@ impl Engine {
             throttled: stats.throttles,
             drops: stats.drops(),
             marks: stats.marks,
+            late_wakeups: stats.late_wakeups,
+            late_max_ns: stats.late_max_ns,
             ..XstatsHeader::default()
         }
     }
@@ -52,6 +54,22 @@ impl Engine {
             enqueued: s.enqueued,
             drops_config: s.drops_config,
         }
+    }
+
+    /// Writes the xstats of class `band` (`tc -s class show`): the header, marked as a class's,
+    /// and that band's record. Needs [`crate::uapi::CLASS_XSTATS_SIZE`] bytes.
+    pub fn encode_class_xstats(
+        &self,
+        now: Nanos,
+        band: Band,
+        out: &mut [u8],
+    ) -> Result<usize, EncodeError> {
+        let header = XstatsHeader {
+            kind: XSTATS_KIND_CLASS,
+            first_band: u32::try_from(band.index()).unwrap_or(0),
+            ..self.xstats_header(now)
+        };
+        encode_xstats_with(&header, 1, |_| self.xstats_band(band), out)
     }
 
     /// Writes the xstats of the bands in use into `out`; returns the length.
@@ -113,5 +131,41 @@ mod tests {
         assert_eq!((b0.marks, b0.marks_by_cause[0]), (1, 1));
         assert_eq!(b0.sojourn_max_ns, 1_000_000);
         assert_eq!(x.bands[1].enqueued, 0);
+    }
+
+    #[test]
+    fn class_xstats_carry_one_band() {
+        use crate::band::Band;
+        use crate::report::XstatsText;
+        use crate::uapi::{CLASS_XSTATS_SIZE, XSTATS_KIND_CLASS};
+        use std::format;
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 3;
+        let mut e = Engine::new(&cfg);
+        let p = PacketInfo {
+            len: 700,
+            priority: 0, // priomap: band 1
+            dsfield: Some(0x02),
+        };
+        assert!(matches!(e.enqueue(&p), EnqueueVerdict::Queue { .. }));
+        let mut buf = [0u8; CLASS_XSTATS_SIZE];
+        let band = Band::new(1).unwrap();
+        let n = e.encode_class_xstats(7, band, &mut buf).unwrap();
+        assert_eq!(n, CLASS_XSTATS_SIZE);
+        let x = decode_xstats(&buf[..n]).unwrap();
+        assert_eq!(
+            (x.header.kind, x.header.first_band, x.header.bands),
+            (XSTATS_KIND_CLASS, 1, 1)
+        );
+        assert_eq!(
+            (x.bands[0].enqueued, x.bands[0].qlen, x.bands[0].backlog),
+            (1, 1, 700)
+        );
+        let text = format!("{}", XstatsText(&x));
+        assert!(
+            text.starts_with("  enqueued 1 packets 0 bytes 0b qlen 1p backlog 700b\n   drops"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 3);
     }
 }

@@ -30,6 +30,7 @@ pub const HELP: &str = "\
 Usage: ecnsharp-tc [ FLAGS ] qdisc { add | change | replace | del } dev DEV
                    [ root | parent CLASSID ] [ handle QHANDLE ] [ ecnsharp ] [ OPTIONS ]
        ecnsharp-tc [ FLAGS ] qdisc show [ dev DEV ] [ root | parent CLASSID | handle QHANDLE ]
+       ecnsharp-tc [ FLAGS ] class show dev DEV
        ecnsharp-tc [ -j [ -p ] ] tune --rate RATE --rtt-avg TIME --rtt-p90 TIME
                    [ --transport dctcp | ecnstar | --lambda LAMBDA ] [ --command [ dev DEV ] ]
                    [ --dev DEV ] [ --json ]        (ecnsharp-tc tune --help)
@@ -43,39 +44,39 @@ q_ecnsharp.so:
 
 /// Global flags.
 #[derive(Clone, Copy, Debug, Default)]
-struct Flags {
-    stats: bool,
-    json: bool,
-    pretty: bool,
+pub(crate) struct Flags {
+    pub(crate) stats: bool,
+    pub(crate) json: bool,
+    pub(crate) pretty: bool,
 }
 
 /// tc's `matches`: `word` is a non-empty prefix of `full` (`q` for `qdisc`, `-s` for `-stats`).
-fn matches(word: &str, full: &str) -> bool {
+pub(crate) fn matches(word: &str, full: &str) -> bool {
     !word.is_empty() && full.starts_with(word)
 }
 
 /// One command's context.
-struct Ctx<'a, N: Netlink> {
-    nl: &'a mut N,
-    out: &'a mut dyn Write,
-    err: &'a mut dyn Write,
+pub(crate) struct Ctx<'a, N: Netlink> {
+    pub(crate) nl: &'a mut N,
+    pub(crate) out: &'a mut dyn Write,
+    pub(crate) err: &'a mut dyn Write,
     seq: u32,
 }
 
 impl<N: Netlink> Ctx<'_, N> {
-    fn next_seq(&mut self) -> u32 {
+    pub(crate) fn next_seq(&mut self) -> u32 {
         self.seq = self.seq.wrapping_add(1);
         self.seq
     }
 
     /// A usage error, tc's way.
-    fn usage(&mut self, what: &str) -> i32 {
+    pub(crate) fn usage(&mut self, what: &str) -> i32 {
         let _ = writeln!(self.err, "{what}");
         EXIT_USAGE
     }
 
     /// The kernel's answer, as tc prints it.
-    fn kernel_error(&mut self, e: NlError) -> i32 {
+    pub(crate) fn kernel_error(&mut self, e: NlError) -> i32 {
         match e {
             NlError::Kernel {
                 message: Some(msg), ..
@@ -199,6 +200,9 @@ pub fn run_with(
     }
     match rest.split_first() {
         Some((object, tail)) if matches(object, "qdisc") => qdisc(&mut ctx, flags, tail),
+        Some((object, tail)) if matches(object, "class") => {
+            crate::class::show(&mut ctx, flags, tail)
+        }
         Some((object, tail)) if matches(object, "tune") => run_tune(&mut ctx, flags, tail),
         Some((object, tail)) if matches(object, "completion") => {
             match tail
@@ -431,6 +435,30 @@ fn show_qdiscs<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) 
         Ok(d) => d,
         Err(e) => return ctx.kernel_error(e),
     };
+    // A qdisc whose message does not fit the kernel's buffer is left out of a dump without a
+    // word, and so is every device after it: an interface that is up always has a root qdisc,
+    // so one missing from the dump means the reply was cut. Say so rather than print less.
+    let seen: Vec<u32> = dump
+        .qdiscs
+        .iter()
+        .filter_map(|tc| u32::try_from(tc.header.index).ok())
+        .collect();
+    let missing: Vec<String> = ctx
+        .nl
+        .up_links()
+        .into_iter()
+        .filter(|i| ifindex.is_none_or(|want| want == *i) && !seen.contains(i))
+        .filter_map(|i| ctx.nl.ifname(i))
+        .collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            ctx.err,
+            "Error: the kernel's qdisc dump was cut: no qdisc for {} (a message too large for \
+             one netlink buffer?)",
+            missing.join(", ")
+        );
+        return EXIT_KERNEL;
+    }
     let style = Style {
         stats: flags.stats,
         show_dev: ifindex.is_none(),
@@ -731,7 +759,7 @@ mod tests {
             marking_next_ns: 5_100_000,
             ..XstatsBand::default()
         };
-        let mut xs = [0u8; 2624];
+        let mut xs = [0u8; 2640];
         let xn = encode_xstats(&header, &[band, XstatsBand::default()], &mut xs).unwrap();
         let mut basic = 15_140u64.to_ne_bytes().to_vec();
         basic.extend_from_slice(&10u32.to_ne_bytes());
@@ -767,6 +795,35 @@ mod tests {
         ins_target 200us pst_target 85us pst_interval 200us control_law inv_sqrt idle_reset on \
         sched dwrr quanta 1514,1514 classify priority priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 \
         rate 10Gbit non_ect pass\n";
+
+    #[test]
+    fn a_cut_dump_fails_loudly() {
+        // veth0 (3) and lo (1) are up and both in the dump: all is well.
+        let mut k = kernel();
+        k.up = vec![1, 3];
+        k.answers.push_back(recorded_dump(1));
+        let (code, _, err) = run_on(&mut k, "-s qdisc show");
+        assert_eq!((code, err.as_str()), (0, ""));
+        // A third device is up but absent: the kernel left its qdisc (and what follows) out.
+        let mut k = kernel();
+        k.links.insert("d0".into(), 7);
+        k.up = vec![1, 3, 7];
+        k.answers.push_back(recorded_dump(1));
+        let (code, out, err) = run_on(&mut k, "-s qdisc show");
+        assert_eq!(code, EXIT_KERNEL);
+        assert_eq!(out, "");
+        assert!(err.contains("dump was cut: no qdisc for d0"), "{err}");
+        // Asked for that device alone.
+        k.answers.push_back(recorded_dump(1));
+        let (code, _, err) = run_on(&mut k, "-s qdisc show dev d0");
+        assert_eq!(code, EXIT_KERNEL);
+        assert!(err.contains("no qdisc for d0"), "{err}");
+        // A device that is down and never had a qdisc is not missing.
+        k.up = vec![1, 3];
+        k.answers.push_back(recorded_dump(1));
+        let (code, out, _) = run_on(&mut k, "qdisc show dev d0");
+        assert_eq!((code, out.as_str()), (0, ""));
+    }
 
     #[test]
     fn show_text_as_tc() {

@@ -70,6 +70,11 @@ pub fn command() -> Command {
                 .subcommand(verb("del", "Delete a qdisc", false))
                 .subcommand(verb("show", "Show qdiscs", false)),
         )
+        .subcommand(
+            Command::new("class")
+                .about("Show an ecnsharp qdisc's classes, one per band")
+                .subcommand(verb("show", "Show classes", false)),
+        )
         .subcommand(TuneArgs::command())
         .subcommand(
             Command::new("completion")

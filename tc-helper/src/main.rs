@@ -6,6 +6,7 @@
 //! of thumb (§3.4); `ecnsharp-tc completion SHELL` its shell completion. See docs/tc.md and
 //! ecnsharp-tc(8).
 
+mod class;
 mod cli;
 mod command;
 mod json;

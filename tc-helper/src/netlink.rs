@@ -35,6 +35,8 @@ pub trait Netlink {
     fn ifindex(&mut self, name: &str) -> Option<u32>;
     /// The name of interface `index`, if there is one.
     fn ifname(&mut self, index: u32) -> Option<String>;
+    /// The interfaces that are up: each has a root qdisc, so each appears in a complete dump.
+    fn up_links(&mut self) -> Vec<u32>;
 }
 
 /// The real thing: a `NETLINK_ROUTE` socket, opened at first use (so `tune` needs none), asking
@@ -91,6 +93,47 @@ impl Netlink for Socket {
         let name = unsafe { CStr::from_ptr(buf.as_ptr()) };
         Some(name.to_string_lossy().into_owned())
     }
+
+    fn up_links(&mut self) -> Vec<u32> {
+        let mut up = Vec::new();
+        // SAFETY: plain socket(2); the descriptor is closed below.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return up;
+        }
+        // SAFETY: if_nameindex returns null or an array ended by a zero entry, freed below.
+        let list = unsafe { libc::if_nameindex() };
+        if !list.is_null() {
+            let mut entry = list;
+            // SAFETY: every entry up to the terminator is valid (if_nameindex(3)).
+            while unsafe { (*entry).if_index } != 0 {
+                // SAFETY: as above; `ifr` is a zeroed ifreq whose name we fill (NUL-terminated,
+                // IF_NAMESIZE at most) before SIOCGIFFLAGS, which writes only the flags.
+                unsafe {
+                    let mut ifr: libc::ifreq = std::mem::zeroed();
+                    let name = CStr::from_ptr((*entry).if_name).to_bytes();
+                    for (dst, src) in ifr
+                        .ifr_name
+                        .iter_mut()
+                        .zip(name.iter().take(libc::IF_NAMESIZE - 1))
+                    {
+                        *dst = *src as libc::c_char;
+                    }
+                    if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut ifr) == 0
+                        && i32::from(ifr.ifr_ifru.ifru_flags) & libc::IFF_UP != 0
+                    {
+                        up.push((*entry).if_index);
+                    }
+                    entry = entry.add(1);
+                }
+            }
+            // SAFETY: `list` came from if_nameindex.
+            unsafe { libc::if_freenameindex(list) };
+        }
+        // SAFETY: `fd` is ours.
+        unsafe { libc::close(fd) };
+        up
+    }
 }
 
 /// A [`Netlink`] that also appends every datagram received to a file, each behind its length
@@ -123,6 +166,10 @@ impl<N: Netlink> Netlink for Recording<N> {
 
     fn ifname(&mut self, index: u32) -> Option<String> {
         self.inner.ifname(index)
+    }
+
+    fn up_links(&mut self) -> Vec<u32> {
+        self.inner.up_links()
     }
 }
 
@@ -330,7 +377,15 @@ pub struct Dump {
     pub warnings: Vec<String>,
 }
 
-/// Sends a dump request and collects every qdisc message until `NLMSG_DONE`.
+/// The request for `class show dev DEV`: a dump of the device's classes (the kernel needs the
+/// device for class dumps).
+pub fn class_dump_request(ifindex: u32, seq: u32) -> Vec<u8> {
+    let tc = TcMessage::with_index(i32::try_from(ifindex).unwrap_or(0));
+    let msg = RouteNetlinkMessage::GetTrafficClass(tc);
+    serialize(header(NLM_F_REQUEST | NLM_F_DUMP, seq), msg)
+}
+
+/// Sends a dump request and collects every qdisc (or class) message until `NLMSG_DONE`.
 pub fn dump(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<Dump, NlError> {
     nl.send(msg)?;
     let mut out = Dump {
@@ -350,9 +405,10 @@ pub fn dump(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<Dump, NlError
                         return Err(error_of(&header, &e.header, code.get()));
                     }
                 }
-                Ok(NetlinkPayload::InnerMessage(RouteNetlinkMessage::NewQueueDiscipline(tc))) => {
-                    out.qdiscs.push(tc)
-                }
+                Ok(NetlinkPayload::InnerMessage(
+                    RouteNetlinkMessage::NewQueueDiscipline(tc)
+                    | RouteNetlinkMessage::NewTrafficClass(tc),
+                )) => out.qdiscs.push(tc),
                 Ok(_) => {}
                 Err(why) => out.warnings.push(format!("skipped a qdisc message: {why}")),
             }
@@ -376,6 +432,8 @@ pub mod fake {
         pub answers: VecDeque<Vec<u8>>,
         /// What `send` was given.
         pub sent: Vec<Vec<u8>>,
+        /// Interfaces that are up (none unless a test says so).
+        pub up: Vec<u32>,
     }
 
     impl Netlink for Kernel {
@@ -396,6 +454,9 @@ pub mod fake {
                 .iter()
                 .find(|(_, i)| **i == index)
                 .map(|(n, _)| n.clone())
+        }
+        fn up_links(&mut self) -> Vec<u32> {
+            self.up.clone()
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::netlink::{ExtAck, NlAttr};
 use super::qdisc::{Context, Enqueued, EnqueuedKind, Qdisc, ToFree};
-use super::skb::Skb;
+use super::skb::{Skb, SkbRef};
 use crate::bindings;
 use core::ffi::{c_int, CStr};
 use core::marker::PhantomData;
@@ -40,14 +40,51 @@ pub trait QdiscOps: Zeroable + Send + Sized {
     /// the packet returned.
     fn dequeue(&mut self, sch: &mut Qdisc<'_>) -> Option<Skb>;
 
-    /// Drops every queued packet and returns to the configured, empty state.
-    fn reset(&mut self, sch: &mut Qdisc<'_>);
+    /// The packet the next [`QdiscOps::dequeue`] will return, left in the queue, for a parent
+    /// that looks before it takes (`tbf`, `drr`, `ets`, `hfsc`, `qfq`). Until that dequeue, a
+    /// `change` or a `reset`, every `peek` must name the same packet and `dequeue` must return
+    /// it: the parent has already charged its own budget for it. Packets dropped on the way go
+    /// through [`Qdisc::drop_queued`].
+    fn peek(&mut self, sch: &mut Qdisc<'_>) -> Option<SkbRef<'_>>;
+
+    /// Frees every queued packet and returns to the configured, empty state; returns how many
+    /// packets it freed, which the adapter counts in `qstats.drops` (the stack zeroes `qlen` and
+    /// `backlog` itself).
+    fn reset(&mut self, sch: &mut Qdisc<'_>) -> u32;
 
     /// Writes the nested attributes of `TCA_OPTIONS` into `out`, returning their length.
     fn dump(&self, out: &mut [u8]) -> Result<usize>;
 
     /// Writes the qdisc-specific statistics (xstats) into `out`, returning their length.
     fn dump_stats(&self, out: &mut [u8]) -> Result<usize>;
+
+    /// Whether the qdisc has classes (each with [`QdiscOps::class_stats`]) and a filter block:
+    /// `tc class show` lists them and `tc filter ... classid H:N` steers into them
+    /// ([`Qdisc::classify`]). The qdisc declares how many it has with [`Qdisc::set_classes`].
+    const CLASSFUL: bool = false;
+    /// Most bytes [`QdiscOps::class_stats`] writes.
+    const CLASS_XSTATS_MAX: usize = 0;
+
+    /// The counters of class `class` (1-based) and its xstats written into `out` (their length),
+    /// or `None` if there is no such class.
+    fn class_stats(&self, _class: u32, _out: &mut [u8]) -> Option<(ClassStats, usize)> {
+        None
+    }
+}
+
+/// The generic counters of one class, as `tc -s class show` prints them.
+#[derive(Clone, Copy, Default)]
+pub struct ClassStats {
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Packets queued now.
+    pub qlen: u32,
+    /// Bytes queued now.
+    pub backlog: u32,
+    /// Packets dropped.
+    pub drops: u32,
 }
 
 /// The C callbacks of a [`QdiscOps`] type.
@@ -157,6 +194,33 @@ impl<T: QdiscOps> Adapter<T> {
                 unsafe { bindings::ecnsharp_shim_enqueued(sch, len) };
                 bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
             }
+            EnqueuedKind::Segments {
+                packets,
+                bytes,
+                orig_len,
+            } => {
+                if packets == 0 {
+                    return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
+                }
+                // Our own counters first, so no parent is told we are empty while we are not.
+                // SAFETY: valid, locked qdisc.
+                unsafe { bindings::ecnsharp_shim_enqueued_many(sch, packets, bytes) };
+                // The parents count the one packet of `orig_len` they handed us: tell them of
+                // the difference, negative drops as tbf does.
+                if packets != 1 || bytes != orig_len {
+                    let n = 1i64 - i64::from(packets);
+                    let len = i64::from(orig_len) - i64::from(bytes);
+                    // SAFETY: valid, locked qdisc.
+                    unsafe {
+                        bindings::ecnsharp_shim_tree_reduce_backlog(
+                            sch,
+                            i32::try_from(n).unwrap_or(i32::MIN),
+                            i32::try_from(len).unwrap_or(0),
+                        )
+                    };
+                }
+                bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
+            }
             EnqueuedKind::Dropped(ret) => ret,
         }
     }
@@ -193,17 +257,19 @@ impl<T: QdiscOps> Adapter<T> {
         }
     }
 
-    /// `Qdisc_ops.peek`: as `qdisc_peek_dequeued`, but the parents hear of drops only after the
-    /// packet is parked in `gso_skb`, so they never see the qdisc empty while it holds one.
+    /// `Qdisc_ops.peek`: the packet [`QdiscOps::peek`] names stays in the qdisc's own queue,
+    /// so the decisions made when a packet leaves (sojourn, marks, shaper tokens) are made when
+    /// the parent takes it with `qdisc_dequeue_peeked`, which then finds `gso_skb` empty and
+    /// calls our dequeue. A packet the stack itself requeued into `gso_skb` comes first.
     ///
     /// # Safety
     ///
     /// Called by the stack only, with the root lock held and a live qdisc of this kind.
     unsafe extern "C" fn peek(sch: *mut bindings::Qdisc) -> *mut bindings::sk_buff {
         // SAFETY: valid qdisc, root lock held.
-        let parked = unsafe { bindings::ecnsharp_shim_peeked(sch) };
-        if !parked.is_null() {
-            return parked;
+        let requeued = unsafe { bindings::ecnsharp_shim_peeked(sch) };
+        if !requeued.is_null() {
+            return requeued;
         }
         // SAFETY: valid qdisc, root lock held.
         let Some(mut q) = (unsafe { Qdisc::from_raw(sch, Context::Data) }) else {
@@ -211,19 +277,11 @@ impl<T: QdiscOps> Adapter<T> {
         };
         // SAFETY: the root lock serialises the data path of this qdisc.
         let this = unsafe { Self::state(sch) };
-        let ptr = match this.dequeue(&mut q) {
-            Some(skb) => {
-                let ptr = skb.into_raw();
-                // SAFETY: valid, locked qdisc; the skb moves from our queue to `gso_skb`, which
-                // the stack purges on reset and destroy.
-                unsafe {
-                    bindings::ecnsharp_shim_dequeued(sch, ptr);
-                    bindings::ecnsharp_shim_stash_peeked(sch, ptr);
-                }
-                ptr
-            }
-            None => core::ptr::null_mut(),
-        };
+        // The pointer outlives the borrow: the packet stays queued under the root lock until a
+        // dequeue, change or reset, none of which can run before the parent is done with it.
+        let ptr = this
+            .peek(&mut q)
+            .map_or(core::ptr::null_mut(), |skb| skb.as_ptr());
         q.settle();
         ptr
     }
@@ -238,8 +296,11 @@ impl<T: QdiscOps> Adapter<T> {
         if let Some(mut q) = unsafe { Qdisc::from_raw(sch, Context::Data) } {
             // SAFETY: the root lock serialises access to the state.
             let this = unsafe { Self::state(sch) };
-            this.reset(&mut q);
-            // The stack zeroes qlen and backlog after reset; parents reset themselves.
+            let freed = this.reset(&mut q);
+            // Counted as drops, as the xstats count them; the stack zeroes qlen and backlog
+            // after reset, and parents reset themselves.
+            // SAFETY: valid qdisc, root lock held.
+            unsafe { bindings::ecnsharp_shim_count_drops(sch, freed) };
         }
     }
 
@@ -296,7 +357,44 @@ impl<T: QdiscOps> Adapter<T> {
             let len = len?.min(buf.len());
             // SAFETY: `d` is the dump in progress; `buf` holds `len` bytes, copied at once.
             to_result(unsafe {
-                bindings::ecnsharp_shim_copy_xstats(d, buf.as_mut_ptr().cast(), len as c_int)
+                bindings::ecnsharp_shim_put_xstats(d, buf.as_ptr().cast(), len as c_int)
+            })?;
+            Ok(0)
+        })
+    }
+
+    /// `Qdisc_class_ops.dump_stats`: RTNL held; the tree lock keeps the data path out.
+    ///
+    /// # Safety
+    ///
+    /// Called by the stack only, under RTNL, with a live qdisc of this kind, a class `find`
+    /// returned, and the stats dump in progress.
+    unsafe extern "C" fn dump_class_stats(
+        sch: *mut bindings::Qdisc,
+        cl: core::ffi::c_ulong,
+        d: *mut bindings::gnet_dump,
+    ) -> c_int {
+        from_result(|| {
+            let class = u32::try_from(cl).map_err(|_| EINVAL)?;
+            let mut buf = KVec::<u8>::from_elem(0, T::CLASS_XSTATS_MAX, GFP_KERNEL)?;
+            // SAFETY: valid qdisc under RTNL (process context).
+            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+            // SAFETY: the tree lock serialises access to the state.
+            let got = unsafe { Self::state(sch) }.class_stats(class, &mut buf);
+            // SAFETY: taken above.
+            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+            let (st, len) = got.ok_or(EINVAL)?;
+            let len = len.min(buf.len());
+            let c = bindings::ecnsharp_shim_class_stats {
+                bytes: st.bytes,
+                packets: st.packets,
+                qlen: st.qlen,
+                backlog: st.backlog,
+                drops: st.drops,
+            };
+            // SAFETY: `d` is the dump in progress; `c` and `buf` are read during the call only.
+            to_result(unsafe {
+                bindings::ecnsharp_shim_put_class_stats(d, &c, buf.as_ptr().cast(), len as c_int)
             })?;
             Ok(0)
         })
@@ -312,6 +410,11 @@ impl<T: QdiscOps> Adapter<T> {
         change: Some(Self::change),
         dump: Some(Self::dump),
         dump_stats: Some(Self::dump_stats),
+        dump_class_stats: if T::CLASSFUL {
+            Some(Self::dump_class_stats)
+        } else {
+            None
+        },
     };
 }
 

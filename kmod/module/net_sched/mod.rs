@@ -20,8 +20,9 @@ mod skb;
 
 pub use adapter::{QdiscOps, Registration};
 pub use netlink::{ExtAck, NlAttr};
-pub use qdisc::{Enqueued, Qdisc, ToFree};
-pub use skb::{Skb, SkbFifo};
+pub use adapter::ClassStats;
+pub use qdisc::{Enqueued, FilterVerdict, Qdisc, ToFree};
+pub use skb::{Skb, SkbFifo, SkbList, SkbRef};
 
 use crate::bindings;
 

@@ -79,6 +79,30 @@ impl<'a> Qdisc<'a> {
         unsafe { bindings::ecnsharp_shim_backlog(self.as_ptr()) }
     }
 
+    /// Declares the qdisc's classes: `classes` of them, minor numbers 1 to `classes`, for
+    /// `tc class show` and for filters to name.
+    pub fn set_classes(&mut self, classes: u32) {
+        // SAFETY: the qdisc is valid (type invariant); a plain store the shim makes with
+        // WRITE_ONCE, read with READ_ONCE under RTNL.
+        unsafe { bindings::ecnsharp_shim_set_classes(self.as_ptr(), classes) }
+    }
+
+    /// What the qdisc's tc filters say of `skb` (or its `priority`, when that names one of our
+    /// classes). Enqueue only (RCU-bh read side and root lock, as the stack calls it).
+    pub fn classify(&mut self, skb: &Skb) -> FilterVerdict {
+        // SAFETY: the qdisc and skb are valid (type invariants); enqueue runs in the stack's
+        // rcu_read_lock_bh section, which the filter list's RCU needs.
+        let v = unsafe { bindings::ecnsharp_shim_classify(skb.as_ptr(), self.as_ptr()) };
+        match v {
+            bindings::ECNSHARP_SHIM_CLASSIFY_DROP => FilterVerdict::Drop,
+            bindings::ECNSHARP_SHIM_CLASSIFY_STOLEN => FilterVerdict::Stolen,
+            minor => match u32::try_from(minor) {
+                Ok(minor) if minor > 0 => FilterVerdict::Class(minor),
+                _ => FilterVerdict::None,
+            },
+        }
+    }
+
     /// Counts a "not yet" from a rate limiter (`qstats.overlimits`).
     pub fn overlimit(&mut self) {
         // SAFETY: the qdisc is valid and locked (type invariant).
@@ -121,6 +145,19 @@ impl<'a> Qdisc<'a> {
     }
 }
 
+/// What the qdisc's tc filters decided for a packet.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum FilterVerdict {
+    /// No filter (or none matched): the qdisc classifies the packet itself.
+    None,
+    /// Class `minor` (`H:minor`).
+    Class(u32),
+    /// A filter's action dropped it: free it and count a drop ([`ToFree::filter_drop`]).
+    Drop,
+    /// An action took it over: free our reference without counting a drop.
+    Stolen,
+}
+
 /// What enqueue did with the packet it was given: the value returned to the stack.
 #[must_use]
 pub struct Enqueued(pub(crate) EnqueuedKind);
@@ -129,7 +166,13 @@ pub struct Enqueued(pub(crate) EnqueuedKind);
 pub(crate) enum EnqueuedKind {
     /// Queued; `len` bytes were added to the backlog.
     Queued(u32),
-    /// Dropped through `qdisc_drop` (`NET_XMIT_DROP`).
+    /// A GSO packet of `orig_len` bytes became `packets` queued segments of `bytes` in all.
+    Segments {
+        packets: u32,
+        bytes: u32,
+        orig_len: u32,
+    },
+    /// Dropped through `qdisc_drop` (`NET_XMIT_DROP`), or a filter's verdict.
     Dropped(i32),
 }
 
@@ -137,6 +180,17 @@ impl Enqueued {
     /// The packet, `len` bytes long (its [`Skb::pkt_len`] before it was queued), is now in a queue.
     pub fn queued(len: u32) -> Enqueued {
         Enqueued(EnqueuedKind::Queued(len))
+    }
+
+    /// A GSO packet of `orig_len` bytes was split and `packets` segments of `bytes` in all are
+    /// now queued (the others were dropped through [`ToFree::drop`]). The adapter accounts for
+    /// them and tells the parents, which count the one packet they handed us, of the difference.
+    pub fn segments(packets: u32, bytes: u32, orig_len: u32) -> Enqueued {
+        Enqueued(EnqueuedKind::Segments {
+            packets,
+            bytes,
+            orig_len,
+        })
     }
 }
 
@@ -164,6 +218,22 @@ impl<'a> ToFree<'a> {
             to_free: NonNull::new(to_free)?,
             _borrow: PhantomData,
         })
+    }
+
+    /// Frees a packet the filters dropped or stole: a drop is counted in `drops`, a theft is
+    /// not; the value tells the parents which (`__NET_XMIT_BYPASS` or `__NET_XMIT_STOLEN`).
+    pub fn filter_drop(&mut self, skb: Skb, stolen: bool) -> Enqueued {
+        // SAFETY: the pointers are valid (type invariant); the shim hands the only reference
+        // to the skb to the to_free list.
+        let ret = unsafe {
+            bindings::ecnsharp_shim_filter_drop(
+                skb.into_raw(),
+                self.sch.as_ptr(),
+                self.to_free.as_ptr(),
+                i32::from(stolen),
+            )
+        };
+        Enqueued(EnqueuedKind::Dropped(ret))
     }
 
     /// Drops the arriving packet (`qdisc_drop`: counted in `drops`, freed later by the stack).

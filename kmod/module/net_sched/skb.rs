@@ -86,6 +86,38 @@ impl Skb {
         unsafe { bindings::ecnsharp_shim_skb_set_time(self.as_ptr(), now_ns) }
     }
 
+    /// The qdisc's own bits kept in the control block beside the enqueue time.
+    pub fn note(&self) -> u8 {
+        // SAFETY: by the type invariant the skb is valid.
+        unsafe { bindings::ecnsharp_shim_skb_note(self.as_ptr()) }
+    }
+
+    /// Stores the qdisc's own bits in the control block.
+    pub fn set_note(&mut self, note: u8) {
+        // SAFETY: by the type invariant the skb is valid and ours to modify.
+        unsafe { bindings::ecnsharp_shim_skb_set_note(self.as_ptr(), note) }
+    }
+
+    /// Whether this is a GSO super-packet (several segments in one skb).
+    pub fn is_gso(&self) -> bool {
+        // SAFETY: by the type invariant the skb is valid.
+        unsafe { bindings::ecnsharp_shim_skb_is_gso(self.as_ptr()) != 0 }
+    }
+
+    /// Segments a GSO packet in software (`skb_gso_segment`, for the device's features), each
+    /// segment with its own queueing length. On failure the packet is handed back unchanged.
+    pub fn gso_segment(self) -> Result<SkbList, Skb> {
+        // SAFETY: we own the only reference; on success the shim consumed it and returned a
+        // list of new skbs whose only references are ours; on failure it did not touch it.
+        let segs = unsafe { bindings::ecnsharp_shim_gso_segment(self.as_ptr()) };
+        if segs.is_null() {
+            return Err(self);
+        }
+        core::mem::forget(self);
+        // INVARIANT: a fresh list of segments, owned by us alone.
+        Ok(SkbList { head: segs })
+    }
+
     /// Frees the packet at a point where RTNL is held (change, destroy): the free is deferred to
     /// the RTNL unlock, so it never runs under the qdisc tree lock.
     pub(crate) fn free_rtnl(self) {
@@ -98,6 +130,54 @@ impl Drop for Skb {
     fn drop(&mut self) {
         // SAFETY: by the type invariant we own the only reference, which is given up here.
         unsafe { bindings::ecnsharp_shim_skb_free(self.ptr.as_ptr()) }
+    }
+}
+
+/// Packets linked through `skb->next`, owned (the segments of a GSO packet): popped one at a
+/// time, the rest freed when the list is dropped.
+///
+/// # Invariants
+///
+/// `head` is null or the first of a `next`-linked, null-terminated chain of valid skbs that this
+/// list exclusively owns.
+pub struct SkbList {
+    head: *mut bindings::sk_buff,
+}
+
+impl Iterator for SkbList {
+    type Item = Skb;
+
+    fn next(&mut self) -> Option<Skb> {
+        // SAFETY: the list is valid by its invariant; pop unlinks the first skb.
+        let skb = unsafe { bindings::ecnsharp_shim_skb_list_pop(&mut self.head) };
+        // SAFETY: a popped skb is valid, unlinked, and its only reference is ours.
+        unsafe { Skb::from_raw(skb) }
+    }
+}
+
+impl Drop for SkbList {
+    fn drop(&mut self) {
+        for skb in self.by_ref() {
+            drop(skb);
+        }
+    }
+}
+
+/// A packet still owned by a queue, lent out for a parent's `peek`: the parent may read it (its
+/// length, say) but neither keeps nor frees it; the queue keeps it until a dequeue takes it.
+///
+/// # Invariants
+///
+/// `ptr` points to a valid skb owned by the queue this value borrows, for `'a`.
+pub struct SkbRef<'a> {
+    ptr: NonNull<bindings::sk_buff>,
+    _borrow: core::marker::PhantomData<&'a SkbFifo>,
+}
+
+impl SkbRef<'_> {
+    /// The raw pointer, for the stack's `peek`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::sk_buff {
+        self.ptr.as_ptr()
     }
 }
 
@@ -141,6 +221,15 @@ impl SkbFifo {
             // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant).
             Some(unsafe { bindings::ecnsharp_shim_skb_len(head) })
         }
+    }
+
+    /// The first packet, left in place.
+    pub fn head(&self) -> Option<SkbRef<'_>> {
+        // INVARIANT: a non-null head is a valid skb owned by the FIFO, which `'_` borrows.
+        NonNull::new(self.fifo.head).map(|ptr| SkbRef {
+            ptr,
+            _borrow: core::marker::PhantomData,
+        })
     }
 
     /// Whether the FIFO holds no packet.

@@ -56,6 +56,8 @@ pub enum EnqueueVerdict {
         band: Band,
         /// The rules that marked it; empty: leave the packet alone.
         mark: CauseSet,
+        /// What the glue keeps with the packet and hands back to [`Engine::dequeue_head`].
+        note: PacketNote,
     },
     /// Drop the packet (`qdisc_drop`); the engine has counted the drop.
     Drop {
@@ -64,6 +66,44 @@ pub enum EnqueueVerdict {
         /// Why.
         reason: DropReason,
     },
+}
+
+/// What the engine remembers of one queued packet: a few bits the glue keeps with it (in the
+/// skb's control block) from enqueue to dequeue, so no per-packet state lives in the engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketNote(u8);
+
+impl PacketNote {
+    /// A non-ECT packet a rule fired on at enqueue and that was passed: counted in
+    /// `nonect_passed` already, so a rule firing again at dequeue does not count it twice.
+    const NONECT_PASSED: u8 = 1;
+
+    /// The note as bits, for the glue to store.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// A note the glue stored with [`PacketNote::bits`].
+    pub const fn from_bits(bits: u8) -> PacketNote {
+        PacketNote(bits & Self::NONECT_PASSED)
+    }
+
+    const fn nonect_passed(self) -> bool {
+        self.0 & Self::NONECT_PASSED != 0
+    }
+}
+
+/// The packet the glue took out of a band for [`Engine::dequeue_head`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// `qdisc_pkt_len`, as at enqueue.
+    pub len: u32,
+    /// The enqueue time the glue stamped.
+    pub enqueued_at: Nanos,
+    /// The ECN field as it is now.
+    pub ecn: Ecn,
+    /// The note [`EnqueueVerdict::Queue`] gave.
+    pub note: PacketNote,
 }
 
 /// What the glue does with the head packet it took out of the band for [`Engine::dequeue`].
@@ -80,6 +120,15 @@ pub enum DequeueVerdict {
         /// Why (only [`DropReason::NonEct`] at dequeue).
         reason: DropReason,
     },
+}
+
+/// What the marking rules' verdict means for one packet ([`Engine::apply_marks`]).
+#[derive(Clone, Copy)]
+enum Applied {
+    /// Send, with these marks (empty unless the packet is ECT).
+    Send(CauseSet),
+    /// A non-ECT packet a rule fired on, passed by `non_ect pass` (and counted).
+    PassedNonEct,
 }
 
 /// The state of one qdisc: configuration, marking state and scheduler state per band, the
@@ -157,7 +206,11 @@ impl Engine {
     /// Bands at or above the new band count should be flushed before ([`Engine::flush_band`]);
     /// any still holding packets are stranded (no longer scheduled) and
     /// [`Engine::over_limit_victim`] names them first, so the glue's drain loop empties them.
-    pub fn configure(&mut self, cfg: &Config) {
+    ///
+    /// `now` is the time of the change: the shaper's debt is clamped to one bucket at the new
+    /// rate, and a persistent mark due later than the new `pst_interval` would schedule it is
+    /// brought forward, so both take effect at once.
+    pub fn configure(&mut self, cfg: &Config, now: Nanos) {
         let old_seed = self.cfg.marking.seed;
         self.cfg = *cfg;
         self.classifier = Classifier::new(&cfg.classify, cfg.bands);
@@ -166,7 +219,7 @@ impl Engine {
             self.rng = Prng::new(cfg.marking.seed);
         }
         self.sched.configure(&cfg.sched, cfg.bands);
-        self.shaper.configure(&cfg.shaper, self.mtu);
+        self.shaper.configure(&cfg.shaper, self.mtu, now);
         let bands = usize::from(self.sched.bands());
         let persistent_on = cfg.marking.modes.contains(Modes::PERSISTENT);
         for (i, marker) in self.markers.iter_mut().enumerate() {
@@ -174,6 +227,8 @@ impl Engine {
                 *marker = BandMarker::new();
             } else if !persistent_on {
                 marker.persistent.reset();
+            } else {
+                marker.persistent.clamp_next(now, &cfg.marking);
             }
         }
     }
@@ -195,6 +250,19 @@ impl Engine {
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
         let band = self.classify(pkt);
+        self.enqueue_into(pkt, band)
+    }
+
+    /// [`Engine::enqueue`] into `band`, chosen by the caller (a tc filter, or `skb->priority`
+    /// naming a class) instead of the DSCP/priority classifier. A band at or above the bands in
+    /// use is taken as the classifier's choice, as `sch_prio` falls back to its priomap.
+    #[inline(always)]
+    pub fn enqueue_into(&mut self, pkt: &PacketInfo, band: Band) -> EnqueueVerdict {
+        let band = if band.index() < usize::from(self.cfg.bands) {
+            band
+        } else {
+            self.classify(pkt)
+        };
         let len = pkt.len;
         let i = band.index();
         self.stats.count_arrival(len);
@@ -204,9 +272,14 @@ impl Engine {
         }
         let ecn = pkt.ecn();
         // DCTCP-RED is the only rule at enqueue: with it off there is nothing to decide.
+        let mut note = PacketNote::default();
         let mark = if self.cfg.marking.modes.contains(Modes::QUEUE_ENQUEUE) {
             match self.mark_on_enqueue(band, ecn) {
-                Some(mark) => mark,
+                Some(Applied::Send(mark)) => mark,
+                Some(Applied::PassedNonEct) => {
+                    note = PacketNote(PacketNote::NONECT_PASSED);
+                    CauseSet::EMPTY
+                }
                 None => return self.drop_arrival(band, len, DropReason::NonEct),
             }
         } else {
@@ -221,7 +294,7 @@ impl Engine {
         if was_empty {
             self.sched.activate(band, len);
         }
-        EnqueueVerdict::Queue { band, mark }
+        EnqueueVerdict::Queue { band, mark, note }
     }
 
     /// The band the glue should serve next, or `None` if nothing is queued. Idempotent until
@@ -237,8 +310,9 @@ impl Engine {
     #[inline]
     pub fn shaper_delay(&mut self, now: Nanos, head_len: u32) -> Option<Nanos> {
         let delay = self.shaper.earliest(now, head_len);
-        if delay.is_some() {
+        if let Some(at) = delay {
             self.stats.throttles = self.stats.throttles.saturating_add(1);
+            self.shaper.throttle(at);
         }
         delay
     }
@@ -246,13 +320,7 @@ impl Engine {
     /// The glue took the head packet (`len` bytes, stamped `enqueued_at`, ECN field `ecn` as it
     /// is now) out of `band`, the band [`Engine::select`] named, after the shaper let it go;
     /// `next_head_len` is the length of the band's new head, `None` if the band is now empty.
-    ///
-    /// The sojourn (`now - enqueued_at`, including any wait for tokens) goes through the band's
-    /// marker, whose state advances on every packet; a band left empty is idle-reset. Marks go on
-    /// ECT packets; a CE packet is sent as it is; a non-ECT packet a rule fired on is passed or
-    /// dropped as the `non_ect` policy says. Only a sent packet takes tokens.
-    ///
-    /// Always inlined, as [`Engine::enqueue`] is: the glue calls each from one place.
+    /// [`Engine::dequeue_head`] with no note, for a packet that may be dropped.
     #[inline(always)]
     pub fn dequeue(
         &mut self,
@@ -263,10 +331,40 @@ impl Engine {
         ecn: Ecn,
         next_head_len: Option<u32>,
     ) -> DequeueVerdict {
+        let head = Head {
+            len,
+            enqueued_at,
+            ecn,
+            note: PacketNote::default(),
+        };
+        self.dequeue_head(now, band, &head, next_head_len, false)
+    }
+
+    /// The glue took `head` out of `band`, the band [`Engine::select`] named, after the shaper
+    /// let it go; `next_head_len` is the length of the band's new head, `None` if the band is
+    /// now empty.
+    ///
+    /// The sojourn (`now - enqueued_at`, including any wait for tokens) goes through the band's
+    /// marker, whose state advances on every packet; a band left empty is idle-reset. Marks go on
+    /// ECT packets; a CE packet is sent as it is; a non-ECT packet a rule fired on is passed or
+    /// dropped as the `non_ect` policy says, except with `must_send` (the packet was promised to
+    /// a parent's peek), when it is passed and counted so. Only a sent packet takes tokens and is
+    /// charged to the band's scheduler share.
+    ///
+    /// Always inlined, as [`Engine::enqueue`] is: the glue calls each from one place.
+    #[inline(always)]
+    pub fn dequeue_head(
+        &mut self,
+        now: Nanos,
+        band: Band,
+        head: &Head,
+        next_head_len: Option<u32>,
+        must_send: bool,
+    ) -> DequeueVerdict {
         let i = band.index();
+        let len = head.len;
         self.remove_queued(band, len);
-        self.sched.complete(band, len, next_head_len);
-        let sojourn = now.saturating_sub(enqueued_at);
+        let sojourn = now.saturating_sub(head.enqueued_at);
         let departure = Departure {
             now,
             sojourn,
@@ -279,13 +377,35 @@ impl Engine {
         if next_head_len.is_none() {
             self.markers[i].on_idle(&self.cfg.marking);
         }
-        let Some(mark) = self.apply_marks(band, causes, ecn) else {
-            self.count_drop(band, len, DropReason::NonEct);
-            return DequeueVerdict::Drop {
-                reason: DropReason::NonEct,
-            };
+        let mark = match self.apply_marks(band, causes, head.ecn) {
+            Some(Applied::Send(mark)) => mark,
+            Some(Applied::PassedNonEct) => {
+                if head.note.nonect_passed() {
+                    // Counted when a rule fired on it at enqueue.
+                    self.uncount_nonect_pass(band);
+                }
+                CauseSet::EMPTY
+            }
+            None if must_send => {
+                self.count_nonect_pass(band);
+                CauseSet::EMPTY
+            }
+            None => {
+                self.sched.discard_head(band, len, next_head_len);
+                self.count_drop(band, len, DropReason::NonEct);
+                return DequeueVerdict::Drop {
+                    reason: DropReason::NonEct,
+                };
+            }
         };
-        self.shaper.consume(now, len);
+        self.sched.complete(band, len, next_head_len);
+        let late = self.shaper.consume(now, len);
+        if late != 0 {
+            self.count_late_wakeup(late);
+        }
+        if self.stats.qlen == 0 {
+            self.shaper.idle();
+        }
         self.bands[i].count_sent(len, sojourn);
         self.stats.count_sent(len);
         DequeueVerdict::Send { mark }
@@ -415,37 +535,60 @@ impl Engine {
                     > u64::from(self.cfg.limit_bytes))
     }
 
-    /// What `causes` mean for a packet with `ecn`: `Some(mark)` to send with (empty unless the
-    /// packet is ECT), `None` to drop it by the non-ECT policy. Counts marks and passes.
+    /// What `causes` mean for a packet with `ecn`: send it (with marks only if it is ECT), pass
+    /// it unmarked by the `non_ect pass` policy, or `None` to drop it by `non_ect drop`. Counts
+    /// marks and passes.
     #[inline]
-    fn apply_marks(&mut self, band: Band, causes: CauseSet, ecn: Ecn) -> Option<CauseSet> {
+    fn apply_marks(&mut self, band: Band, causes: CauseSet, ecn: Ecn) -> Option<Applied> {
         if causes.is_empty() {
-            return Some(CauseSet::EMPTY);
+            return Some(Applied::Send(CauseSet::EMPTY));
         }
-        let b = &mut self.bands[band.index()];
         match ecn {
             Ecn::Ect0 | Ecn::Ect1 => {
-                b.count_marks(causes);
+                self.bands[band.index()].count_marks(causes);
                 self.stats.marks = self.stats.marks.wrapping_add(1);
-                Some(causes)
+                Some(Applied::Send(causes))
             }
             // Stays CE; counted once, at arrival, in `ce_already`.
-            Ecn::Ce => Some(CauseSet::EMPTY),
+            Ecn::Ce => Some(Applied::Send(CauseSet::EMPTY)),
             Ecn::NotEct => match self.cfg.non_ect {
                 NonEctPolicy::Pass => {
-                    b.nonect_passed = b.nonect_passed.saturating_add(1);
-                    self.stats.nonect_passed = self.stats.nonect_passed.saturating_add(1);
-                    Some(CauseSet::EMPTY)
+                    self.count_nonect_pass(band);
+                    Some(Applied::PassedNonEct)
                 }
                 NonEctPolicy::Drop => None,
             },
         }
     }
 
+    #[cold]
+    fn count_late_wakeup(&mut self, late: Nanos) {
+        let s = &mut self.stats;
+        s.late_wakeups = s.late_wakeups.saturating_add(1);
+        if late > s.late_max_ns {
+            s.late_max_ns = late;
+        }
+    }
+
+    #[inline]
+    fn count_nonect_pass(&mut self, band: Band) {
+        let b = &mut self.bands[band.index()];
+        b.nonect_passed = b.nonect_passed.saturating_add(1);
+        self.stats.nonect_passed = self.stats.nonect_passed.saturating_add(1);
+    }
+
+    /// Takes back a pass counted twice for one packet (a rule at enqueue and one at dequeue).
+    #[cold]
+    fn uncount_nonect_pass(&mut self, band: Band) {
+        let b = &mut self.bands[band.index()];
+        b.nonect_passed = b.nonect_passed.saturating_sub(1);
+        self.stats.nonect_passed = self.stats.nonect_passed.saturating_sub(1);
+    }
+
     /// DCTCP-RED for an admitted packet with `ecn` arriving in `band`: [`Engine::apply_marks`]
     /// on what `on_enqueue` says. Out of line: most configurations do not mark at enqueue.
     #[inline(never)]
-    fn mark_on_enqueue(&mut self, band: Band, ecn: Ecn) -> Option<CauseSet> {
+    fn mark_on_enqueue(&mut self, band: Band, ecn: Ecn) -> Option<Applied> {
         let i = band.index();
         let causes = self.markers[i].on_enqueue(
             &self.cfg.marking,
@@ -543,6 +686,7 @@ mod tests {
         len: u32,
         at: Nanos,
         ecn: Ecn,
+        note: PacketNote,
     }
 
     /// The glue in miniature: FIFOs, timestamps, and the CE bit.
@@ -561,12 +705,13 @@ mod tests {
 
         fn enqueue(&mut self, now: Nanos, p: PacketInfo) -> EnqueueVerdict {
             let v = self.e.enqueue(&p);
-            if let EnqueueVerdict::Queue { band, mark } = v {
+            if let EnqueueVerdict::Queue { band, mark, note } = v {
                 let ecn = if mark.is_empty() { p.ecn() } else { Ecn::Ce };
                 self.fifos[band.index()].push_back(Queued {
                     len: p.len,
                     at: now,
                     ecn,
+                    note,
                 });
             }
             self.check();
@@ -584,7 +729,13 @@ mod tests {
             }
             self.fifos[b.index()].pop_front();
             let next = self.fifos[b.index()].front().map(|q| q.len);
-            let v = self.e.dequeue(now, b, head.len, head.at, head.ecn, next);
+            let h = Head {
+                len: head.len,
+                enqueued_at: head.at,
+                ecn: head.ecn,
+                note: head.note,
+            };
+            let v = self.e.dequeue_head(now, b, &h, next, false);
             self.check();
             Some((b, v))
         }
@@ -651,13 +802,13 @@ mod tests {
         let mut e = Engine::new(&cfg);
         e.rng.next_u32();
         let advanced = e.rng;
-        e.configure(&cfg);
+        e.configure(&cfg, 0);
         assert_eq!(e.rng, advanced);
         cfg.marking.seed = 0;
-        e.configure(&cfg);
+        e.configure(&cfg, 0);
         assert_eq!(e.rng, advanced);
         cfg.marking.seed = 9;
-        e.configure(&cfg);
+        e.configure(&cfg, 0);
         assert_eq!(e.rng, Prng::new(9));
     }
 
@@ -670,7 +821,7 @@ mod tests {
         assert_eq!(e.shaper().burst_bytes(), 18_000);
         // The MTU given at creation stays in force at change.
         cfg.shaper.rate_bps = 200_000_000;
-        e.configure(&cfg);
+        e.configure(&cfg, 0);
         assert_eq!(e.shaper().burst_bytes(), 18_000);
     }
 
@@ -682,7 +833,8 @@ mod tests {
             v,
             EnqueueVerdict::Queue {
                 band: band(0),
-                mark: CauseSet::EMPTY
+                mark: CauseSet::EMPTY,
+                note: PacketNote::default(),
             }
         );
         g.enqueue(us(1), pkt(500, ECT0));
@@ -724,7 +876,7 @@ mod tests {
         assert_eq!(e.classify(&at(0, None)), band(1));
         assert_eq!(e.classify(&at(2, None)), band(2));
         cfg.classify.mode = ClassifyMode::Dscp;
-        e.configure(&cfg);
+        e.configure(&cfg, 0);
         assert_eq!(e.classify(&at(6, Some(2 << 2))), band(2));
         assert_eq!(e.classify(&at(6, Some(40 << 2))), band(2));
         assert_eq!(e.classify(&at(6, None)), band(0));
@@ -851,7 +1003,8 @@ mod tests {
             g.enqueue(0, pkt(100, CE)),
             EnqueueVerdict::Queue {
                 band: band(0),
-                mark: CauseSet::EMPTY
+                mark: CauseSet::EMPTY,
+                note: PacketNote::default(),
             }
         );
         // Non-IP and non-ECT: passed.
@@ -860,14 +1013,15 @@ mod tests {
                 g.enqueue(0, pkt(100, ds)),
                 EnqueueVerdict::Queue {
                     band: band(0),
-                    mark: CauseSet::EMPTY
+                    mark: CauseSet::EMPTY,
+                    note: PacketNote::from_bits(1),
                 }
             );
         }
         let s = *g.e.band_stats(band(0));
         assert_eq!((s.marks, s.ce_already, s.nonect_passed), (0, 1, 2));
         cfg.non_ect = NonEctPolicy::Drop;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(
             g.enqueue(0, pkt(100, NOT_ECT)),
             EnqueueVerdict::Drop {
@@ -877,7 +1031,7 @@ mod tests {
         );
         // An unmarked non-ECT packet is never dropped by the policy.
         cfg.marking.k = 100;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert!(matches!(
             g.enqueue(0, pkt(100, NOT_ECT)),
             EnqueueVerdict::Queue { .. }
@@ -1068,7 +1222,7 @@ mod tests {
         assert_eq!(g.e.persistent(band(0)), PersistentState::new());
         let mut cfg = cfg_with(Modes::PERSISTENT);
         cfg.marking.idle_reset = false;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         g.enqueue(us(200), pkt(100, ECT0));
         g.dequeue(us(300)).unwrap();
         assert!(g.e.persistent(band(0)).above_target);
@@ -1183,7 +1337,7 @@ mod tests {
         assert_eq!(g.e.over_limit_victim(), None);
         // Over the packet limit: the most packets, a tie to the higher band.
         cfg.limit_packets = 6;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(g.e.over_limit_victim(), Some(band(2)));
         g.drop_head(band(2));
         assert_eq!(g.e.over_limit_victim(), Some(band(1)));
@@ -1191,7 +1345,7 @@ mod tests {
         assert_eq!(g.e.over_limit_victim(), None);
         // Over the byte limit only: the most bytes.
         cfg.limit_bytes = 2_000;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(g.e.over_limit_victim(), Some(band(0)));
         g.drop_head(band(0));
         assert_eq!(g.e.over_limit_victim(), None);
@@ -1199,7 +1353,7 @@ mod tests {
         cfg.bands = 2;
         cfg.limit_packets = 1_000;
         cfg.limit_bytes = 0;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(g.e.over_limit_victim(), Some(band(2)));
         g.drop_head(band(2));
         g.drop_head(band(2));
@@ -1236,7 +1390,7 @@ mod tests {
         assert!(kept.above_target);
         cfg.marking.ins_target = us(50);
         cfg.sched.quanta[1] = 3_000;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(g.e.persistent(band(0)), kept);
         assert_eq!((g.e.qlen(), g.e.scheduler().backlogged().len()), (8, 3));
         // New threshold in force at once.
@@ -1245,17 +1399,17 @@ mod tests {
         );
         // Persistent marking off: its state is cleared.
         cfg.marking.modes = Modes::INSTANTANEOUS;
-        g.e.configure(&cfg);
+        g.e.configure(&cfg, 0);
         assert_eq!(g.e.persistent(band(0)), PersistentState::new());
         // Removed bands forget their state.
         let mut cfg_all = cfg;
         cfg_all.marking.modes = Modes::PERSISTENT;
         cfg_all.marking.idle_reset = false;
-        g.e.configure(&cfg_all);
+        g.e.configure(&cfg_all, 0);
         while g.dequeue(us(200)).is_some() {}
         assert!(g.e.persistent(band(2)).above_target);
         cfg_all.bands = 2;
-        g.e.configure(&cfg_all);
+        g.e.configure(&cfg_all, 0);
         assert_eq!(g.e.persistent(band(2)), PersistentState::new());
         assert!(g.e.persistent(band(1)).above_target);
     }
@@ -1287,6 +1441,113 @@ mod tests {
     }
 
     #[test]
+    fn non_ect_passed_by_two_rules_counts_once() {
+        // DCTCP-RED fires at enqueue (K = 0) and TCN at dequeue (sojourn above ins_target).
+        let mut cfg = cfg_with(Modes(Modes::QUEUE_ENQUEUE.0 | Modes::INSTANTANEOUS.0));
+        cfg.marking.k = 0;
+        let mut g = Glue::new(&cfg);
+        for _ in 0..3 {
+            g.enqueue(0, pkt(100, NOT_ECT));
+        }
+        while g.dequeue(ms(10)).is_some() {}
+        let s = *g.e.band_stats(band(0));
+        // The first arrival found 0 packets (not above K = 0): counted only at dequeue.
+        assert_eq!((s.packets, s.nonect_passed), (3, 3));
+        assert_eq!(g.e.stats().nonect_passed, 3);
+    }
+
+    #[test]
+    fn promised_non_ect_is_sent_and_counted_passed() {
+        let mut cfg = cfg_with(Modes::INSTANTANEOUS);
+        cfg.non_ect = NonEctPolicy::Drop;
+        let mut e = Engine::new(&cfg);
+        let EnqueueVerdict::Queue { band: b, note, .. } = e.enqueue(&pkt(100, NOT_ECT)) else {
+            panic!("dropped at enqueue");
+        };
+        let head = Head {
+            len: 100,
+            enqueued_at: 0,
+            ecn: Ecn::NotEct,
+            note,
+        };
+        let v = e.dequeue_head(ms(10), b, &head, None, true);
+        assert_eq!(
+            v,
+            DequeueVerdict::Send {
+                mark: CauseSet::EMPTY
+            }
+        );
+        let s = *e.band_stats(b);
+        assert_eq!((s.packets, s.drops_nonect, s.nonect_passed), (1, 0, 1));
+    }
+
+    #[test]
+    fn non_ect_drops_at_dequeue_do_not_spend_the_share() {
+        // Two DWRR bands with equal quanta; band 0 carries non-ECT packets that a standing queue
+        // drops at dequeue, band 1 ECT ones. Only what is sent may count against a band: band 0
+        // sends none of its non-ECT packets, and it still gets half of the bytes sent through
+        // its ECT packets interleaved with them.
+        for kind in [SchedKind::Dwrr, SchedKind::Wfq] {
+            let mut cfg = cfg_with(Modes::INSTANTANEOUS);
+            cfg.bands = 2;
+            cfg.non_ect = NonEctPolicy::Drop;
+            cfg.sched.kind = kind;
+            cfg.classify.mode = ClassifyMode::Priority;
+            cfg.limit_packets = 10_000;
+            let mut g = Glue::new(&cfg);
+            // The default priomap: priority 6 is band 0, priority 0 band 1.
+            let p0 = |ds| PacketInfo {
+                len: 1000,
+                priority: 6,
+                dsfield: ds,
+            };
+            let p1 = PacketInfo {
+                len: 1000,
+                priority: 0,
+                dsfield: ECT0,
+            };
+            let b0 = g.e.classify(&p0(ECT0));
+            let b1 = g.e.classify(&p1);
+            assert_ne!(b0, b1, "the priomap puts priorities 0 and 1 in one band");
+            for i in 0..400 {
+                // Band b0: one ECT packet after every non-ECT one.
+                g.enqueue(0, p0(if i % 2 == 0 { NOT_ECT } else { ECT0 }));
+                g.enqueue(0, p1);
+            }
+            let mut sent = [0u64; MAX_BANDS];
+            for _ in 0..300 {
+                match g.dequeue(ms(10)) {
+                    Some((b, DequeueVerdict::Send { .. })) => sent[b.index()] += 1,
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            let (s0, s1) = (sent[b0.index()], sent[b1.index()]);
+            assert!(s0 > 0 && s1 > 0, "{kind:?}: {s0} {s1}");
+            // Equal shares of what is sent, within a packet or two.
+            assert!(s0.abs_diff(s1) <= 2, "{kind:?}: band shares {s0} vs {s1}");
+        }
+    }
+
+    #[test]
+    fn enqueue_into_a_chosen_band() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 3;
+        let mut e = Engine::new(&cfg);
+        let p = pkt(100, ECT0);
+        let natural = e.classify(&p);
+        let chosen = band(if natural.index() == 2 { 0 } else { 2 });
+        assert!(
+            matches!(e.enqueue_into(&p, chosen), EnqueueVerdict::Queue { band: b, .. } if b == chosen)
+        );
+        assert_eq!(e.band_stats(chosen).enqueued, 1);
+        // A band beyond the bands in use falls back to the classifier.
+        assert!(
+            matches!(e.enqueue_into(&p, band(7)), EnqueueVerdict::Queue { band: b, .. } if b == natural)
+        );
+    }
+
+    #[test]
     fn misuse_never_panics() {
         let mut e = Engine::new(&Config::DEFAULT);
         // Dequeue and drops on empty or unused bands: counted, saturating, no panic.
@@ -1301,14 +1562,14 @@ mod tests {
         bad.bands = 0;
         bad.limit_packets = 0;
         bad.sched.quanta = [0; MAX_BANDS];
-        e.configure(&bad);
+        e.configure(&bad, 0);
         assert!(matches!(
             e.enqueue(&pkt(100, ECT0)),
             EnqueueVerdict::Drop { .. }
         ));
         bad.bands = 200;
         bad.limit_packets = u32::MAX;
-        e.configure(&bad);
+        e.configure(&bad, 0);
         assert!(matches!(
             e.enqueue(&PacketInfo {
                 len: u32::MAX,

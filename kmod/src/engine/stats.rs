@@ -142,6 +142,11 @@ pub struct QdiscStats {
     pub nonect_passed: u64,
     /// Times the shaper said "not yet" to the band's head packet (each call counts).
     pub throttles: u64,
+    /// Wake-ups after a wait for tokens that came later than asked (the shaper credits the
+    /// lateness back, see `TokenBucket::consume`).
+    pub late_wakeups: u64,
+    /// The latest of those wake-ups, in nanoseconds: how late this machine's watchdog fires.
+    pub late_max_ns: u64,
 }
 
 impl QdiscStats {
@@ -162,6 +167,8 @@ impl QdiscStats {
             ce_already: 0,
             nonect_passed: 0,
             throttles: 0,
+            late_wakeups: 0,
+            late_max_ns: 0,
         }
     }
 

@@ -177,6 +177,20 @@ impl Dwrr {
         }
     }
 
+    /// The head of `band` left without being sent (dropped at dequeue): the band keeps its place
+    /// and its deficit, so only packets sent are charged; `next_head_len` as in
+    /// [`Dwrr::complete`].
+    #[inline]
+    pub fn discard_head(&mut self, band: Band, next_head_len: Option<u32>) {
+        if !self.members.contains(band) {
+            return;
+        }
+        match next_head_len {
+            Some(next) => self.head_len[band.index()] = next,
+            None => self.deactivate(band),
+        }
+    }
+
     /// `band` was flushed: it leaves the ring and loses its deficit.
     pub fn deactivate(&mut self, band: Band) {
         if !self.members.contains(band) {

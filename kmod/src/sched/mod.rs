@@ -101,6 +101,7 @@ impl BandSet {
 
 /// The discipline that shares the bands below the strict ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Sharing {
     /// Kind `Sp`: every band is strict, nothing is shared.
     None,
@@ -259,6 +260,26 @@ impl Scheduler {
                 Sharing::None => return,
                 Sharing::Dwrr(d) if d.is_active(band) => d.complete(band, len, next_head_len),
                 Sharing::Wfq(w) if w.is_active(band) => w.complete(band, next_head_len),
+                Sharing::Dwrr(_) | Sharing::Wfq(_) => return,
+            }
+        }
+        if let Some(next) = next_head_len {
+            self.head_len[band.index()] = next;
+        }
+    }
+
+    /// The head of `band` (`len` bytes) was taken out and dropped instead of sent (the `non_ect
+    /// drop` policy at dequeue): unlike [`Scheduler::complete`] nothing is charged, so a band
+    /// whose packets are dropped keeps its share for the ones it sends.
+    #[inline]
+    pub fn discard_head(&mut self, band: Band, len: u32, next_head_len: Option<u32>) {
+        if self.strict.is_active(band) {
+            self.strict.complete(band, next_head_len);
+        } else {
+            match &mut self.sharing {
+                Sharing::None => return,
+                Sharing::Dwrr(d) if d.is_active(band) => d.discard_head(band, next_head_len),
+                Sharing::Wfq(w) if w.is_active(band) => w.discard_head(band, len, next_head_len),
                 Sharing::Dwrr(_) | Sharing::Wfq(_) => return,
             }
         }

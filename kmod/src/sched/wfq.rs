@@ -105,6 +105,25 @@ impl Wfq {
         }
     }
 
+    /// The head of `band` (`len` bytes) left without being sent (dropped at dequeue): virtual
+    /// time stays, and the next head is tagged from the dropped head's start tag, so the band is
+    /// charged only for what it sends.
+    #[inline]
+    pub fn discard_head(&mut self, band: Band, len: u32, next_head_len: Option<u32>) {
+        if !self.members.contains(band) {
+            return;
+        }
+        let i = band.index();
+        match next_head_len {
+            Some(next) => {
+                // The tag was start + step(len): the same `step` undoes it exactly (wrapping).
+                let start = self.finish[i].wrapping_sub(self.step(band, len));
+                self.finish[i] = start.wrapping_add(self.step(band, next));
+            }
+            None => self.deactivate(band),
+        }
+    }
+
     /// `band` was flushed.
     #[inline]
     pub fn deactivate(&mut self, band: Band) {

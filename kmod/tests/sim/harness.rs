@@ -10,7 +10,9 @@ use std::vec::Vec;
 use ecnsharp::band::{Band, MAX_BANDS};
 use ecnsharp::config::Config;
 use ecnsharp::ecn::{CauseSet, Ecn};
-use ecnsharp::engine::{DequeueVerdict, DropReason, Engine, EnqueueVerdict, PacketInfo};
+use ecnsharp::engine::{
+    DequeueVerdict, DropReason, Engine, EnqueueVerdict, Head, PacketInfo, PacketNote,
+};
 use ecnsharp::time::Nanos;
 
 /// DS field bytes for each codepoint (DSCP 0).
@@ -140,6 +142,8 @@ pub struct Queued {
     pub band_len_before: (u32, u64),
     /// What the enqueue verdict said to mark.
     pub enqueue_mark: CauseSet,
+    /// What the enqueue verdict said to keep with the packet.
+    pub note: PacketNote,
 }
 
 /// A packet that left, and what the engine said about it.
@@ -233,7 +237,11 @@ impl Sim {
         let books = &mut self.books[b.index()];
         books.enqueued += 1;
         match v {
-            EnqueueVerdict::Queue { band: vb, mark } => {
+            EnqueueVerdict::Queue {
+                band: vb,
+                mark,
+                note,
+            } => {
                 assert_eq!(vb, b, "classify and enqueue disagree");
                 let mut ecn = p.ecn();
                 if !mark.is_empty() {
@@ -252,6 +260,7 @@ impl Sim {
                     enqueued_at: self.now,
                     band_len_before: before,
                     enqueue_mark: mark,
+                    note,
                 });
             }
             EnqueueVerdict::Drop { band: vb, reason } => {
@@ -310,9 +319,13 @@ impl Sim {
             return false;
         }
         let (q, next) = self.pop(b);
-        let v = self
-            .engine
-            .dequeue(self.now, b, q.len, q.enqueued_at, q.ecn, next);
+        let head = Head {
+            len: q.len,
+            enqueued_at: q.enqueued_at,
+            ecn: q.ecn,
+            note: q.note,
+        };
+        let v = self.engine.dequeue_head(self.now, b, &head, next, false);
         let after = (self.fifos[b.index()].len() as u32, self.fifo_bytes(b));
         let sojourn = self.now.saturating_sub(q.enqueued_at);
         let books = &mut self.books[b.index()];
@@ -414,7 +427,7 @@ impl Sim {
 
     /// `change()` by a careless glue that does not flush removed bands first.
     pub fn configure_and_trim(&mut self, cfg: &Config) {
-        self.engine.configure(cfg);
+        self.engine.configure(cfg, self.now);
         while let Some(b) = self.engine.over_limit_victim() {
             let (q, next) = self.pop(b);
             self.books[b.index()].drops_config += 1;

@@ -604,7 +604,7 @@ mod tests {
         t.json_end_object();
         let head = "\"options\":{\"limit\":1000,\"limit_bytes\":0,\"bands\":2";
         assert!(t.out.starts_with(head), "{}", t.out);
-        assert!(t.out.ends_with("\"non_ect\":\"pass\"}"));
+        assert!(t.out.ends_with("\"non_ect\":\"pass\",\"split_gso\":true}"));
         assert!(t.out.contains("\"pst_target\":85.5,"));
         assert!(t.out.contains("\"quanta\":[1514,1514]"));
         // Bad lengths and unknown attributes are refused, not read past.
@@ -647,7 +647,7 @@ mod tests {
         t.json_value(Some("qlen"), Value::Bool(false));
         assert_eq!(print_xstats(&buf[..n], &mut t), 0);
         t.json_end_object();
-        assert!(t.out.starts_with("{\"qlen\":false,\"marks\":2,\"throttled\":0,\"shaper_burst\":0,\"now\":1000,\"bands\":[{\"band\":0,"), "{}", t.out);
+        assert!(t.out.starts_with("{\"qlen\":false,\"marks\":2,\"throttled\":0,\"shaper_burst\":0,\"late_wakeups\":0,\"late_max\":0,\"now\":1000,\"bands\":[{\"band\":0,"), "{}", t.out);
         assert_eq!(t.out.matches("\"band\":").count(), 3);
         assert!(t.out.ends_with("\"marking_next\":null}]}"));
         let mut t = tc();

@@ -1,0 +1,197 @@
+#!/bin/sh
+# Edge paths an operator meets on the first day (issue "Correct under every parent, every change
+# and every band count"): 16-band dumps, peeking parents, the packet shown to a parent's peek,
+# changes that must take effect at once, the shaper's rate with offloads on, and DWRR shares
+# when non-ECT packets are dropped at dequeue. Every case first checks that its traffic flowed.
+. /test/vm/guest/lib.sh
+ktap_begin qdisc-edges
+
+Q=vq
+pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+
+# cjson HANDLE: the qdisc with that handle on $Q, as tc prints it (JSON, with statistics).
+cjson() { tc -s -j qdisc show dev $Q | jq -c "[.[] | select(.handle == \"$1\")][0]"; }
+# near A B TOL: |A - B| <= TOL.
+near() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }' ||
+		{ echo "got $1, expected $2 (+-$3)"; return 1; }
+}
+rx_udp() { snmp_counter rcv Udp InDatagrams; }
+# balanced_json JSON: every band of that qdisc balances, and the bands add up to its counters.
+balanced_json() {
+	echo "$1" | jq -e '
+		(.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen))
+		and ([.bands[].packets] | add) == .packets and ([.bands[].qlen] | add) == .qlen' >/dev/null ||
+		{ echo "$1"; return 1; }
+}
+
+# ---- 1. Dumps of any size: 16 bands with stats fit one message; devices after it still show;
+# tc monitor hears of a change.
+tc qdisc replace dev $Q root handle 1: ecnsharp bands 16 sched dwrr rate 100mbit
+ip link add d9 type dummy && ip link set d9 up
+check "16 bands: traffic through every band" pg_streams 1 200 "skb_priority 0;tos 02" "skb_priority 6;tos 02"
+check "16 bands: ecnsharp-tc -s shows the qdisc with 16 band records" sh -c \
+	"ecnsharp-tc -s -j qdisc show dev $Q | jq -e '.[0].bands | length == 16' >/dev/null"
+check "16 bands: tc -s shows it with 16 band records" sh -c \
+	"tc -s -j qdisc show dev $Q | jq -e '.[0].bands | length == 16' >/dev/null"
+check "16 bands: packets counted in the dump" gt "$(qstat $Q packets)" 0
+check "16 bands: a device listed after it is not lost (ecnsharp-tc)" sh -c \
+	"ecnsharp-tc -s -j qdisc show | jq -e 'any(.[]; .dev == \"d9\")' >/dev/null"
+check "16 bands: a device listed after it is not lost (tc)" sh -c \
+	"tc -s -j qdisc show | jq -e 'any(.[]; .dev == \"d9\")' >/dev/null"
+tc monitor >/tmp/monitor.out 2>&1 &
+mon=$!
+sleep 0.5
+tc qdisc change dev $Q root handle 1: ecnsharp limit 999
+sleep 0.5
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+check "16 bands: tc monitor reports the change" grep -q "qdisc ecnsharp 1: .*limit 999p" /tmp/monitor.out
+check "16 bands: dumped options read back (nested TCA_OPTIONS)" near "$(qopt $Q bands)" 16 0
+ip link del d9
+
+# ---- 2. Peeking parents: under tbf the sojourn includes the wait for the parent's tokens, so
+# the packets of a burst see what they see under ecnsharp's own shaper at the same rate.
+RATE=1000000
+N=30
+burst_of() { pg_send $N 1000 "tos 02" && wait_drained $Q 40; }
+tc qdisc del dev $Q root 2>/dev/null
+tc qdisc add dev $Q root handle 1: ecnsharp rate ${RATE}bit burst 3000 mode tcn ins_target 20ms limit 1000
+check "built-in shaper: burst of $N delivered" burst_of
+own_max=$(bstat $Q 0 sojourn_max)
+own_marks=$(bstat $Q 0 marks)
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: tbf rate ${RATE}bit burst 3000 limit 1000000
+tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode tcn ins_target 20ms limit 1000
+check "under tbf: burst of $N delivered" burst_of
+tbf=$(cjson 2:)
+tbf_max=$(echo "$tbf" | jq -r '.bands[0].sojourn_max')
+tbf_marks=$(echo "$tbf" | jq -r '.bands[0].marks')
+diag "sojourn_max: own shaper ${own_max}us, under tbf ${tbf_max}us; marks $own_marks vs $tbf_marks"
+check "under tbf: packets sent" near "$(echo "$tbf" | jq -r '.packets')" $N 0
+# One packet time at 1 Mbit/s is 8 ms: deciding at peek would make tbf's sojourns 8 ms shorter.
+check "under tbf: the longest sojourn matches the built-in shaper's (within half a packet time)" \
+	near "${tbf_max%.*}" "${own_max%.*}" 4000
+check "under tbf: marks match the built-in shaper's (within one)" near "$tbf_marks" "$own_marks" 1
+
+# Every peeking parent: traffic flows through ecnsharp, everything is sent, books balance.
+parent_case() {
+	name=$1
+	shift
+	tc qdisc del dev $Q root 2>/dev/null
+	"$@" || { echo "could not set up $name"; return 1; }
+	tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode ecnsharp limit 1000 || return 1
+	u0=$(rx_udp)
+	pg_send 200 1000 "tos 02" || return 1
+	wait_drained $Q 40 || { echo "not drained"; cjson 2:; return 1; }
+	got=$(($(rx_udp) - u0))
+	c=$(cjson 2:)
+	[ "$(echo "$c" | jq -r '.packets')" = 200 ] || { echo "child sent: $c"; return 1; }
+	[ "$got" = 200 ] || { echo "receiver got $got of 200"; return 1; }
+	balanced_json "$c"
+}
+setup_tbf() { tc qdisc add dev $Q root handle 1: tbf rate 20mbit burst 5000 limit 1000000; }
+setup_drr() {
+	tc qdisc add dev $Q root handle 1: drr && tc class add dev $Q parent 1: classid 1:1 drr &&
+		tc filter add dev $Q parent 1: protocol all matchall classid 1:1
+}
+setup_ets() {
+	tc qdisc add dev $Q root handle 1: ets bands 2 quanta 3000 1500 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+}
+setup_hfsc() {
+	tc qdisc add dev $Q root handle 1: hfsc default 1 &&
+		tc class add dev $Q parent 1: classid 1:1 hfsc sc rate 20mbit ul rate 20mbit
+}
+setup_qfq() {
+	tc qdisc add dev $Q root handle 1: qfq && tc class add dev $Q parent 1: classid 1:1 qfq weight 1 maxpkt 1514 &&
+		tc filter add dev $Q parent 1: protocol all matchall classid 1:1
+}
+for p in tbf drr ets hfsc qfq; do
+	check "under $p: 200 packets through ecnsharp, all delivered, books balance" parent_case $p setup_$p
+done
+
+# ---- 3. The packet shown to a parent's peek counts against the limit, and reset counts what it
+# frees as drops.
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: tbf rate 8kbit burst 1600 limit 1000000
+tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp limit 1000
+fill 20
+c=$(cjson 2:)
+check "peeked: packets queued behind a slow tbf" ge "$(echo "$c" | jq -r '.qlen')" 10
+tc qdisc change dev $Q parent 1:1 handle 2: ecnsharp limit 5
+c=$(cjson 2:)
+diag "after limit 5: qlen $(echo "$c" | jq -r '.qlen') (bands $(echo "$c" | jq -c '[.bands[].qlen]'))"
+check "peeked: after change limit 5 the qdisc holds at most 5" le "$(echo "$c" | jq -r '.qlen')" 5
+check "peeked: books balance after the shrink" balanced_json "$c"
+held=$(echo "$c" | jq -r '.qlen')
+drops0=$(echo "$c" | jq -r '.drops')
+ip link set $Q down
+c=$(cjson 2:)
+check "reset: the packets it freed are counted in drops" near "$(echo "$c" | jq -r '.drops')" $((drops0 + held)) 0
+check "reset: drops agree with the bands' counters" sh -c "echo '$c' | jq -e '.drops == ([.bands[] | .drops_limit + .drops_nonect + .drops_config] | add)' >/dev/null"
+ip link set $Q up
+
+# ---- 4. change takes effect at once: a slow rate's debt and a long pst_interval.
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: ecnsharp rate 1000bit limit 1000
+fill 5
+check "rate 1000bit: packets wait behind the shaper's debt" ge "$(qstat $Q qlen)" 3
+t0=$(uptime_ms)
+tc qdisc change dev $Q root handle 1: ecnsharp rate 10gbit
+check "change rate 10gbit: the queue drains at once, not after the old debt (11 s per packet)" wait_drained $Q 3
+diag "drained $(($(uptime_ms) - t0)) ms after the change"
+
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: ecnsharp rate 10mbit mode ecnsharp ins_target 1s pst_target 1ms pst_interval 1s limit 1000
+pg_streams 3 1000 "tos 02" >/dev/null &
+pg=$!
+sleep 2.5
+state=$(bstat $Q 0 marking_state)
+check "pst_interval 1s: a standing queue is in the marking state" test "$state" = true
+tc qdisc change dev $Q root handle 1: ecnsharp pst_interval 10ms
+next=$(bstat $Q 0 marking_next)
+diag "marking_next after the change: ${next}us from now"
+check "change pst_interval 10ms: the next mark is due within 10 ms" sh -c "[ \"$next\" != null ] && [ \"${next%.*}\" -le 10000 ]"
+wait $pg
+
+# ---- 5. The shaper keeps its rate with offloads on and the default bucket: measured from the
+# qdisc's own counters and clock while it is saturated.
+tc qdisc del dev $Q root
+ethtool -K $Q tso on gso on >/dev/null 2>&1
+tc qdisc add dev $Q root handle 1: ecnsharp rate 1gbit limit 10000
+ip netns exec rcv iperf3 -s -1 -D -I /tmp/iperf-s.pid >/dev/null 2>&1
+sleep 0.3
+iperf3 -c 10.1.0.2 -t 5 -P 4 >/tmp/iperf.out 2>&1 &
+ipf=$!
+sleep 2
+a=$(qjson $Q)
+sleep 2
+b=$(qjson $Q)
+wait $ipf
+kill "$(cat /tmp/iperf-s.pid 2>/dev/null)" 2>/dev/null
+ethtool -K $Q tso off gso off >/dev/null 2>&1
+bits=$((($(echo "$b" | jq -r '.bytes') - $(echo "$a" | jq -r '.bytes')) * 8))
+us=$(echo "$a $b" | jq -s '(.[1].now - .[0].now) | floor')
+rate=$(awk -v b=$bits -v u="$us" 'BEGIN { printf "%d", b / u * 1e6 }')
+diag "rate 1gbit, default bucket $(echo "$b" | jq -r '.shaper_burst') B: qdisc sent $rate bit/s;" \
+	"late wake-ups $(echo "$b" | jq -r '.late_wakeups'), latest $(echo "$b" | jq -r '.late_max')us"
+check "rate 1gbit: the qdisc was saturated (throttled while measuring)" \
+	gt $(($(echo "$b" | jq -r '.throttled') - $(echo "$a" | jq -r '.throttled'))) 0
+check "rate 1gbit: sent within 3% of the rate" near "$rate" 1000000000 30000000
+
+# ---- 6. Fair drops: band 0 mixes non-ECT packets (dropped at dequeue by non_ect drop) with
+# ECT ones, band 1 carries ECT only; equal quanta must give equal shares of what is sent.
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514 1514 rate 10mbit \
+	mode tcn ins_target 1ms non_ect drop limit 2000
+pg_streams 3 1000 "skb_priority 6;tos 00" "skb_priority 6;tos 02" "skb_priority 0;tos 02" >/dev/null
+s0=$(bstat $Q 0 packets)
+s1=$(bstat $Q 1 packets)
+d0=$(bstat $Q 0 drops_nonect)
+diag "band 0 sent $s0 (dropped $d0 non-ECT), band 1 sent $s1"
+check "fair drops: both bands sent and band 0 dropped non-ECT packets" sh -c "[ $s0 -gt 100 ] && [ $s1 -gt 100 ] && [ $d0 -gt 100 ]"
+check "fair drops: band 0 gets its half of what is sent (within 10%)" near "$s0" "$s1" $((s1 / 10))
+wait_drained $Q 30 >/dev/null
+
+pg_teardown
+ktap_end
