@@ -8,10 +8,18 @@ set -euo pipefail
 
 flavour=${1:-default}
 frags=$(flavour_fragments "$flavour")
-need make clang ld.lld rustc bindgen flex bison bc tar xz
+need make clang ld.lld rustc bindgen flex bison bc tar xz flock
 [ -f "$KERNEL_SOURCE_TARBALL" ] || die "$KERNEL_SOURCE_TARBALL missing: run tests/vm/deps.sh"
 
 build=$(kernel_dir "$flavour")
+# One build per flavour at a time: a second run (another clone, a parallel make) waits for the
+# first and then finds its result, instead of building into the same tree.
+mkdir -p "$ECNSHARP_CACHE/kernel"
+exec 9>"$ECNSHARP_CACHE/kernel/.lock-$flavour"
+if ! flock -n 9; then
+	say "another build of the $flavour kernel is running; waiting for it"
+	flock 9
+fi
 if [ -f "$build/.ecnsharp-done" ] && [ -f "$build/arch/x86/boot/bzImage" ]; then
 	say "kernel ($flavour) cached: $build"
 	echo "$build"

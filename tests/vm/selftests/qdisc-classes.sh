@@ -1,0 +1,105 @@
+#!/bin/sh
+# Bands as tc classes, tc filters steering into them, and GSO split: what prio, ets and cake
+# users expect. Each case first checks that its traffic went where the case says.
+. /test/vm/guest/lib.sh
+ktap_begin qdisc-classes
+
+Q=vq
+N=200
+pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+
+# classes DEV: the class handles of DEV, one per line.
+classes() { tc -j class show dev "$1" | jq -r '.[] | select(.class == "ecnsharp") | .handle'; }
+# cstat DEV HANDLE KEY: a field of one class (tc -s -j class show).
+cstat() { tc -s -j class show dev "$1" | jq -r ".[] | select(.handle == \"$2\") | .$3"; }
+rx_udp() { snmp_counter rcv Udp InDatagrams; }
+send_udp() { pg_send $N 500 "tos 02" "$@" && wait_drained $Q 30; }
+
+# ---- Classes follow the bands.
+tc qdisc add dev $Q root handle 1: ecnsharp bands 3
+check "bands 3: exactly 3 classes 1:1..1:3" test "$(classes $Q | tr '\n' ' ')" = "1:1 1:2 1:3 "
+tc qdisc change dev $Q root handle 1: ecnsharp bands 5
+check "change bands 5: 5 classes" test "$(classes $Q | wc -l)" = 5
+tc qdisc change dev $Q root handle 1: ecnsharp bands 2
+check "change bands 2: 2 classes" test "$(classes $Q | tr '\n' ' ')" = "1:1 1:2 "
+check_fails "grafting a qdisc under a band is refused" tc qdisc add dev $Q parent 1:1 handle 10: pfifo
+tc qdisc add dev $Q parent 1:1 handle 10: pfifo 2>/tmp/graft.err
+check "graft refusal says why" grep -q "takes no child qdisc" /tmp/graft.err
+
+# ---- Per-class counters sum to the qdisc's.
+tc qdisc replace dev $Q root handle 1: ecnsharp bands 3
+u0=$(rx_udp)
+send_udp "skb_priority 6"
+send_udp "skb_priority 0"
+check "all $((2 * N)) packets delivered" test $(($(rx_udp) - u0)) = $((2 * N))
+sum_pkts=$(tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
+sum_bytes=$(tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .bytes] | add')
+check "class packets sum to the qdisc's" test "$sum_pkts" = "$(qstat $Q packets)"
+check "class bytes sum to the qdisc's" test "$sum_bytes" = "$(qstat $Q bytes)"
+check "class 1:1 carried priority 6 (band 0)" test "$(cstat $Q 1:1 packets)" = $N
+check "class 1:2 carried priority 0 (band 1)" test "$(cstat $Q 1:2 packets)" = $N
+check "class xstats: band number and marks by cause present" sh -c \
+	"tc -s -j class show dev $Q | jq -e '.[] | select(.handle == \"1:2\") | .band == 1 and .marks_by_cause.ins == 0' >/dev/null"
+check "ecnsharp-tc class show prints what tc prints (text)" sh -c \
+	"[ \"\$(tc -s class show dev $Q)\" = \"\$(ecnsharp-tc -s class show dev $Q)\" ]"
+check "ecnsharp-tc class show prints what tc prints (JSON)" sh -c \
+	"[ \"\$(tc -s -j class show dev $Q | jq -S .)\" = \"\$(ecnsharp-tc -s -j class show dev $Q | jq -S .)\" ]"
+
+# ---- Filters steer before the priomap; skb->priority naming a class selects it.
+tc qdisc replace dev $Q root handle 1: ecnsharp bands 3
+tc filter add dev $Q parent 1: protocol ip prio 1 u32 match ip dport 9 0xffff classid 1:3
+send_udp "skb_priority 6"
+check "u32 filter: priority 6 (priomap band 0) went to class 1:3" test "$(cstat $Q 1:3 packets)" = $N
+check "u32 filter: the priomap did not decide (class 1:1 empty)" test "$(cstat $Q 1:1 packets)" = 0
+tc filter del dev $Q parent 1:
+tc filter add dev $Q parent 1: protocol ip prio 1 flower ip_proto udp dst_port 9 classid 1:2
+send_udp "skb_priority 6"
+check "flower filter: moved to class 1:2" test "$(cstat $Q 1:2 packets)" = $N
+tc filter del dev $Q parent 1:
+send_udp "skb_priority 0x10003"
+check "skb->priority 1:3 selects class 1:3" test "$(cstat $Q 1:3 packets)" = $((2 * N))
+drops0=$(qstat $Q drops)
+u0=$(rx_udp)
+tc filter add dev $Q parent 1: protocol ip prio 1 u32 match ip dport 9 0xffff action drop
+pg_send $N 500 "tos 02"
+sleep 0.5
+check "filter action drop: nothing delivered" test $(($(rx_udp) - u0)) = 0
+check "filter action drop: every packet counted in drops" test $(($(qstat $Q drops) - drops0)) = $N
+tc filter del dev $Q parent 1:
+check "filters are freed with the qdisc (delete succeeds, no leak reported)" tc qdisc del dev $Q root
+
+# ---- GSO split: DCTCP with TSO/GSO on, the qdisc on the sender's egress.
+pg_teardown
+net_pair || { ktap_not_ok "DCTCP network"; ktap_end; exit 1; }
+# segs: data segments the receiver counted (IpExt In*Pkts count each segment of a GRO packet).
+segs() {
+	echo $(($(netstat_counter rcv IpExt InNoECTPkts) + $(netstat_counter rcv IpExt InECT1Pkts) +
+		$(netstat_counter rcv IpExt InECT0Pkts) + $(netstat_counter rcv IpExt InCEPkts)))
+}
+gso_run() {
+	tc -n snd qdisc del dev veth-s root 2>/dev/null
+	tc -n snd qdisc add dev veth-s root handle 1: ecnsharp rate 200mbit limit 10000 mode tcn ins_target 1ms "$@"
+	s0=$(segs)
+	ce0=$(netstat_counter rcv IpExt InCEPkts)
+	iperf_run -c 10.0.0.2 -t 3 -C dctcp >/dev/null || return 1
+	GSO_SEGS=$(($(segs) - s0))
+	GSO_CE=$(($(netstat_counter rcv IpExt InCEPkts) - ce0))
+	j=$(tc -n snd -s -j qdisc show dev veth-s | jq -c '.[0]')
+	GSO_PKTS=$(echo "$j" | jq -r .packets)
+	GSO_MARKS=$(echo "$j" | jq -r .marks)
+}
+check "TSO is on on the sender" sh -c "ip netns exec snd ethtool -k veth-s | grep -q 'tcp-segmentation-offload: on'"
+check "split_gso on: DCTCP run" gso_run
+diag "split_gso on: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
+check "split_gso on: traffic and marks happened" sh -c "[ $GSO_SEGS -gt 1000 ] && [ $GSO_MARKS -gt 0 ]"
+check "split_gso on: the qdisc counts segments (within 2% of what the receiver saw)" \
+	sh -c "d=$((GSO_PKTS - GSO_SEGS)); [ \${d#-} -le $((GSO_SEGS / 50)) ]"
+check "split_gso on: CE at the receiver follows the marks (within 2%)" \
+	sh -c "d=$((GSO_CE - GSO_MARKS)); [ \${d#-} -le $((GSO_MARKS / 50 + 2)) ]"
+check "split_gso off: DCTCP run" gso_run split_gso off
+diag "split_gso off: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
+check "split_gso off: the qdisc counts super-packets (fewer than half the segments)" \
+	sh -c "[ $GSO_SEGS -gt 1000 ] && [ $((GSO_PKTS * 2)) -lt $GSO_SEGS ]"
+net_teardown
+
+ktap_end
