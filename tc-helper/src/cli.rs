@@ -390,7 +390,14 @@ fn qdisc<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> i32
     let seq = ctx.next_seq();
     let msg = netlink::qdisc_request(verb, target, payload.get(..len).unwrap_or(&[]), seq);
     match netlink::talk(ctx.nl, &msg, seq) {
-        Ok(()) => EXIT_OK,
+        Ok(warning) => {
+            // As tc: a kernel warning on a successful request, on stderr.
+            if let Some(w) = warning {
+                let dot = if w.ends_with('.') { "" } else { "." };
+                let _ = writeln!(ctx.err, "Warning: {w}{dot}");
+            }
+            EXIT_OK
+        }
         Err(e) => ctx.kernel_error(e),
     }
 }
@@ -607,6 +614,22 @@ mod tests {
             &1u32.to_ne_bytes(),
             "each run starts at sequence 1"
         );
+    }
+
+    /// A success ack carrying an extack message is a warning, printed as tc prints it.
+    #[test]
+    fn kernel_warnings_on_success() {
+        let mut k = kernel();
+        k.answers
+            .push_back(ack(1, 0, Some("burst raised to two MTUs")));
+        let (code, out, err) = run_on(&mut k, "qdisc change dev veth0 root burst 1514");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (0, "", "Warning: burst raised to two MTUs.\n")
+        );
+        k.answers.push_back(ack(1, 0, None));
+        let (code, _, err) = run_on(&mut k, "qdisc change dev veth0 root burst 1514");
+        assert_eq!((code, err.as_str()), (0, ""));
     }
 
     #[test]
@@ -892,7 +915,7 @@ mod tests {
         assert_eq!(o["bands"], 2);
         assert_eq!(o["pst_target"], 85);
         assert_eq!(o["pmax"], 0.1);
-        assert_eq!(o["rate"], 10_000_000_000u64);
+        assert_eq!(o["rate"], 1_250_000_000u64, "bytes per second, as tc");
         assert_eq!(o["quanta"], serde_json::json!([1514, 1514]));
         for (key, want) in [
             ("bytes", 15140),
@@ -976,7 +999,7 @@ mod tests {
         let v: serde_json::Value =
             serde_json::from_str(include_str!("testdata/veth-s-show.json")).unwrap();
         let q = &v[0];
-        assert_eq!(q["options"]["rate"], 200_000_000);
+        assert_eq!(q["options"]["rate"], 25_000_000);
         assert_eq!(q["bands"].as_array().unwrap().len(), 3);
         assert_eq!(q["marks"], q["bands"][1]["marks"]);
         assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);

@@ -140,11 +140,11 @@ mod tests {
         let text = j.finish();
         assert_eq!(
             text,
-            "[{\"kind\":\"ecn\\\"sharp\\\\\\n\\u0001\",\"refcnt\":2,\"list\":[85.5,null],\
+            "[{\"kind\":\"ecn\\\"sharp\\\\\\n\\u0001\",\"refcnt\":2,\"list\":[86,null],\
              \"empty\":{},\"root\":true}]"
         );
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v[0]["kind"], "ecn\"sharp\\\n\u{1}");
-        assert_eq!(v[0]["list"][0], 85.5);
+        assert_eq!(v[0]["list"][0], 86);
     }
 }

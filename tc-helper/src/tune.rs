@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use ecnsharp::options::Options;
-use ecnsharp::report::{JsonSink, Number, Unit};
+use ecnsharp::report::JsonSink;
 
 use crate::json::JsonWriter;
 
@@ -66,9 +66,18 @@ pub fn tune(input: &TuneInput) -> Tuned {
     }
 }
 
-/// A time in the grammar's units, exact to the nanosecond (`40.8us`).
+/// A time in microseconds, exact to the nanosecond (`40.8us`, `2.04us`), as the grammar reads it.
 fn time(ns: u64) -> String {
-    format!("{}us", Number::new(ns, Unit::Nanos))
+    let (whole, mut frac) = (ns / 1_000, ns % 1_000);
+    if frac == 0 {
+        return format!("{whole}us");
+    }
+    let mut width = 3;
+    while frac % 10 == 0 {
+        frac /= 10;
+        width -= 1;
+    }
+    format!("{whole}.{frac:0width$}us")
 }
 
 /// A rate as written by the user's units, for the explanation.
