@@ -8,6 +8,8 @@ use std::process::Command;
 
 use ecnsharp::config::Config;
 use ecnsharp::options::{keyword_values, Options, KEYWORDS};
+use ecnsharp::report::{xstats_json, JsonSink, Value};
+use ecnsharp::uapi::{decode_xstats, encode_xstats, XstatsBand, XstatsHeader, XSTATS_MAX_SIZE};
 
 fn page(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -169,5 +171,56 @@ fn pages_render_without_a_groff_warning() {
         let warnings = String::from_utf8_lossy(&out.stderr);
         assert!(warnings.is_empty(), "{name}:\n{warnings}");
         assert!(out.stdout.len() > 2000, "{name}: rendered nearly nothing");
+    }
+}
+
+/// Collects the member names a report writes.
+#[derive(Default)]
+struct Keys(Vec<String>);
+
+impl JsonSink for Keys {
+    fn value(&mut self, key: Option<&str>, _: Value<'_>) {
+        self.0.extend(key.map(String::from));
+    }
+    fn begin_object(&mut self, key: Option<&str>) {
+        self.0.extend(key.map(String::from));
+    }
+    fn end_object(&mut self) {}
+    fn begin_array(&mut self, key: &str) {
+        self.0.push(key.to_string());
+    }
+    fn end_array(&mut self) {}
+}
+
+/// Every JSON member of the statistics is named in the STATISTICS section.
+#[test]
+fn every_statistics_member_is_documented() {
+    let man = page("tc-ecnsharp.8");
+    let stats = man
+        .split_once(".SH STATISTICS")
+        .and_then(|(_, r)| r.split_once("\n.SH "))
+        .map(|(s, _)| s)
+        .unwrap();
+    let header = XstatsHeader {
+        now_ns: 1_000_000,
+        late_wakeups: 1,
+        ..XstatsHeader::default()
+    };
+    let band = XstatsBand {
+        marking_state: 1,
+        first_above_time_ns: 1,
+        ..XstatsBand::default()
+    };
+    let mut buf = [0u8; XSTATS_MAX_SIZE];
+    let n = encode_xstats(&header, &[band], &mut buf).unwrap();
+    let x = decode_xstats(&buf[..n]).unwrap();
+    let mut keys = Keys::default();
+    xstats_json(&x, &mut keys);
+    assert!(keys.0.len() > 25, "{:?}", keys.0);
+    for key in keys.0 {
+        assert!(
+            stats.contains(&format!(" {key} ")) || stats.contains(&format!(" {key}\n")),
+            "{key} is not in STATISTICS"
+        );
     }
 }
