@@ -69,13 +69,13 @@ impl EcnSharp {
 
     /// Drops the head packet of `band` (change: band removed or limit shrunk).
     fn drop_head(&mut self, sch: &mut Qdisc<'_>, band: Band) -> bool {
+        if self.promised_band() == Some(band) {
+            self.promised = 0;
+        }
         let fifo = &mut self.fifos[band.index()];
         let Some(skb) = fifo.pop() else {
             return false;
         };
-        if self.promised_band() == Some(band) {
-            self.promised = 0;
-        }
         self.engine.drop_queued(band, skb.pkt_len(), fifo.head_len());
         sch.drop_queued(skb);
         true

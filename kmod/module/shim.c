@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <net/gso.h>
 #include <net/inet_ecn.h>
 #include <net/netlink.h>
 #include <net/pkt_cls.h>

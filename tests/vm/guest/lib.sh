@@ -160,7 +160,10 @@ pg_send() {
 	_size=$2
 	shift 2
 	_d=/proc/net/pktgen/vq
+	# Every thread: a stream pg_streams left on another one (count 0: endless) would start too,
+	# and "start" would never return.
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
 	echo "add_device vq" >/proc/net/pktgen/kpktgend_0 || return 1
 	for _c in "count $_count" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
 		"xmit_mode queue_xmit" "dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" "$@"; do
