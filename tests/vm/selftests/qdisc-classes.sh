@@ -12,7 +12,7 @@ pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
 classes() { tc -j class show dev "$1" | jq -r '.[] | select(.class == "ecnsharp") | .handle'; }
 # cstat DEV HANDLE KEY: a field of one class (tc -s -j class show).
 cstat() { tc -s -j class show dev "$1" | jq -r ".[] | select(.handle == \"$2\") | .$3"; }
-rx_udp() { snmp_counter rcv Udp InDatagrams; }
+rx_udp() { snmp_counter rcv Udp NoPorts; }
 send_udp() { pg_send $N 500 "tos 02" "$@" && wait_drained $Q 30; }
 
 # ---- Classes follow the bands.

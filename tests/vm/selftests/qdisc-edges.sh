@@ -9,14 +9,17 @@ ktap_begin qdisc-edges
 Q=vq
 pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
 
-# cjson HANDLE: the qdisc with that handle on $Q, as tc prints it (JSON, with statistics).
-cjson() { tc -s -j qdisc show dev $Q | jq -c "[.[] | select(.handle == \"$1\")][0]"; }
-# near A B TOL: |A - B| <= TOL.
+# cjson HANDLE: the qdisc with that handle on $Q (JSON, with statistics), from ecnsharp-tc: tc
+# 6.1 prints invalid JSON for some parents (qfq).
+cjson() { ecnsharp-tc -s -j qdisc show dev $Q | jq -c "[.[] | select(.handle == \"$1\")][0]"; }
+# near A B TOL: A and B are numbers and |A - B| <= TOL.
 near() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }' ||
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { n = "^-?[0-9]+([.][0-9]+)?$"
+		if (a !~ n || b !~ n) exit 1; d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
 		{ echo "got $1, expected $2 (+-$3)"; return 1; }
 }
-rx_udp() { snmp_counter rcv Udp InDatagrams; }
+# UDP datagrams the receiver got (pktgen sends to port 9, where nothing listens).
+rx_udp() { snmp_counter rcv Udp NoPorts; }
 # balanced_json JSON: every band of that qdisc balances, and the bands add up to its counters.
 balanced_json() {
 	echo "$1" | jq -e '
@@ -50,29 +53,30 @@ check "16 bands: tc monitor reports the change" grep -q "qdisc ecnsharp 1: .*lim
 check "16 bands: dumped options read back (nested TCA_OPTIONS)" near "$(qopt $Q bands)" 16 0
 ip link del d9
 
-# ---- 2. Peeking parents: under tbf the sojourn includes the wait for the parent's tokens, so
-# the packets of a burst see what they see under ecnsharp's own shaper at the same rate.
-RATE=1000000
-N=30
-burst_of() { pg_send $N 1000 "tos 02" && wait_drained $Q 40; }
+# ---- 2. Peeking parents: under tbf a packet's sojourn includes its wait for the parent's
+# tokens. Two 1000-byte packets at 80 kbit/s with a one-packet bucket: the first leaves at once,
+# the second waits a packet time (100 ms) for tokens. Decided at peek, its sojourn would be ~0;
+# decided when tbf takes it, at least 100 ms, as under ecnsharp's own shaper at that rate.
+# Timer lateness only adds to both.
+two_packets() { pg_send 2 1000 "tos 02" && wait_drained $Q 10; }
 tc qdisc del dev $Q root 2>/dev/null
-tc qdisc add dev $Q root handle 1: ecnsharp rate ${RATE}bit burst 3000 mode tcn ins_target 20ms limit 1000
-check "built-in shaper: burst of $N delivered" burst_of
+tc qdisc add dev $Q root handle 1: ecnsharp rate 80kbit burst 1514 mode tcn ins_target 50ms
+check "built-in shaper at 80kbit: two packets delivered" two_packets
 own_max=$(bstat $Q 0 sojourn_max)
 own_marks=$(bstat $Q 0 marks)
 tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: tbf rate ${RATE}bit burst 3000 limit 1000000
-tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode tcn ins_target 20ms limit 1000
-check "under tbf: burst of $N delivered" burst_of
+tc qdisc add dev $Q root handle 1: tbf rate 80kbit burst 1514 limit 100000
+tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp mode tcn ins_target 50ms
+check "under tbf 80kbit: two packets delivered" two_packets
 tbf=$(cjson 2:)
 tbf_max=$(echo "$tbf" | jq -r '.bands[0].sojourn_max')
 tbf_marks=$(echo "$tbf" | jq -r '.bands[0].marks')
-diag "sojourn_max: own shaper ${own_max}us, under tbf ${tbf_max}us; marks $own_marks vs $tbf_marks"
-check "under tbf: packets sent" near "$(echo "$tbf" | jq -r '.packets')" $N 0
-# One packet time at 1 Mbit/s is 8 ms: deciding at peek would make tbf's sojourns 8 ms shorter.
-check "under tbf: the longest sojourn matches the built-in shaper's (within half a packet time)" \
-	near "${tbf_max%.*}" "${own_max%.*}" 4000
-check "under tbf: marks match the built-in shaper's (within one)" near "$tbf_marks" "$own_marks" 1
+diag "second packet's sojourn: own shaper ${own_max}us, under tbf ${tbf_max}us; marks $own_marks and $tbf_marks"
+check "under tbf: both packets sent" near "$(echo "$tbf" | jq -r '.packets')" 2 0
+check "own shaper: the second packet waited a packet time (>= 90 ms)" ge "${own_max%.*}" 90000
+check "under tbf: the wait for tbf's tokens is part of the sojourn (>= 90 ms)" ge "${tbf_max%.*}" 90000
+check "under tbf: the waiting packet is marked, as under the own shaper (ins_target 50ms)" \
+	sh -c "[ '$tbf_marks' = 1 ] && [ '$own_marks' = 1 ]"
 
 # Every peeking parent: traffic flows through ecnsharp, everything is sent, books balance.
 parent_case() {
@@ -111,9 +115,9 @@ for p in tbf drr ets hfsc qfq; do
 done
 
 # ---- 3. The packet shown to a parent's peek counts against the limit, and reset counts what it
-# frees as drops.
+# frees as drops. tbf at 1 kbit/s sends a packet every 8 s: the queue stands still meanwhile.
 tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: tbf rate 8kbit burst 1600 limit 1000000
+tc qdisc add dev $Q root handle 1: tbf rate 1kbit burst 1600 limit 1000000
 tc qdisc add dev $Q parent 1:1 handle 2: ecnsharp limit 1000
 fill 20
 c=$(cjson 2:)
@@ -123,29 +127,35 @@ c=$(cjson 2:)
 diag "after limit 5: qlen $(echo "$c" | jq -r '.qlen') (bands $(echo "$c" | jq -c '[.bands[].qlen]'))"
 check "peeked: after change limit 5 the qdisc holds at most 5" le "$(echo "$c" | jq -r '.qlen')" 5
 check "peeked: books balance after the shrink" balanced_json "$c"
+c=$(cjson 2:)
 held=$(echo "$c" | jq -r '.qlen')
 drops0=$(echo "$c" | jq -r '.drops')
 ip link set $Q down
 c=$(cjson 2:)
+diag "reset freed: qdisc drops $drops0 -> $(echo "$c" | jq -r '.drops'), $held packets were queued"
 check "reset: the packets it freed are counted in drops" near "$(echo "$c" | jq -r '.drops')" $((drops0 + held)) 0
 check "reset: drops agree with the bands' counters" sh -c "echo '$c' | jq -e '.drops == ([.bands[] | .drops_limit + .drops_nonect + .drops_config] | add)' >/dev/null"
 ip link set $Q up
 
 # ---- 4. change takes effect at once: a slow rate's debt and a long pst_interval.
+# 8000-byte packets at 8 kbit/s: 8 s each once the bucket (two MTUs) is spent.
 tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: ecnsharp rate 1000bit limit 1000
-fill 5
-check "rate 1000bit: packets wait behind the shaper's debt" ge "$(qstat $Q qlen)" 3
+ip link set $Q mtu 9000
+tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit limit 1000
+ping -q -c 5 -i 0.01 -s 8000 -w 2 10.1.0.2 >/dev/null 2>&1
+check "rate 8kbit: packets wait behind the shaper (8 s each)" ge "$(qstat $Q qlen)" 2
 t0=$(uptime_ms)
 tc qdisc change dev $Q root handle 1: ecnsharp rate 10gbit
-check "change rate 10gbit: the queue drains at once, not after the old debt (11 s per packet)" wait_drained $Q 3
+check "change rate 10gbit: the queue drains at once, not after the old wait (8 s)" wait_drained $Q 3
 diag "drained $(($(uptime_ms) - t0)) ms after the change"
+tc qdisc del dev $Q root
+ip link set $Q mtu 1500
 
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: ecnsharp rate 10mbit mode ecnsharp ins_target 1s pst_target 1ms pst_interval 1s limit 1000
-pg_streams 3 1000 "tos 02" >/dev/null &
+pg_streams 8 1000 "tos 02" >/dev/null &
 pg=$!
-sleep 2.5
+sleep 3
 state=$(bstat $Q 0 marking_state)
 check "pst_interval 1s: a standing queue is in the marking state" test "$state" = true
 tc qdisc change dev $Q root handle 1: ecnsharp pst_interval 10ms
@@ -177,12 +187,19 @@ diag "rate 1gbit, default bucket $(echo "$b" | jq -r '.shaper_burst') B: qdisc s
 	"late wake-ups $(echo "$b" | jq -r '.late_wakeups'), latest $(echo "$b" | jq -r '.late_max')us"
 check "rate 1gbit: the qdisc was saturated (throttled while measuring)" \
 	gt $(($(echo "$b" | jq -r '.throttled') - $(echo "$a" | jq -r '.throttled'))) 0
-check "rate 1gbit: sent within 3% of the rate" near "$rate" 1000000000 30000000
+# The shaper credits back up to 100 ms of watchdog lateness: a guest whose timer fired later than
+# that was starved of CPU by its host, and no shaper could have held the rate.
+late=$(echo "$b" | jq -r '.late_max | floor')
+if [ "$late" -le 100000 ]; then
+	check "rate 1gbit: sent within 3% of the rate" near "$rate" 1000000000 30000000
+else
+	ktap_skip "rate 1gbit: sent within 3% of the rate" "the guest's watchdog fired ${late}us late (host starved the VM)"
+fi
 
 # ---- 6. Fair drops: band 0 mixes non-ECT packets (dropped at dequeue by non_ect drop) with
 # ECT ones, band 1 carries ECT only; equal quanta must give equal shares of what is sent.
 tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514 1514 rate 10mbit \
+tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 10mbit \
 	mode tcn ins_target 1ms non_ect drop limit 2000
 pg_streams 3 1000 "skb_priority 6;tos 00" "skb_priority 6;tos 02" "skb_priority 0;tos 02" >/dev/null
 s0=$(bstat $Q 0 packets)
