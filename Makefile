@@ -1,13 +1,19 @@
 # ecnsharp: top-level entry points (see README.md).
 #
-#   make                 build sch_ecnsharp.ko against KDIR (default: the running kernel's build tree)
+#   make                 build sch_ecnsharp.ko against KDIR (default: the running kernel's build
+#                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
+#   make tools           only the tools (for a machine without a Rust-enabled kernel)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
-#   make install         install ecnsharp-tc, tc's q_ecnsharp.so and (if built) the module
+#   sudo make install    copy what `make` built (no build as root); INSTALL_MODULE=0 leaves the
+#                        module out (tools only, or a module from DKMS)
+#   sudo make uninstall  remove exactly what make install copied (its manifest lists it)
+#   sudo make dkms-add   copy the module sources to /usr/src/ecnsharp-VERSION and `dkms add` them
+#   sudo make dkms-remove  `dkms remove` every build of this version, and its sources
 #   make ns3             the ns-3 queue disc: agreement with the kernel harness, one leaf-spine point
 #   make ns3-full        the paper's 5.3-5.4 simulation sweep into docs/results/ns3/ (hours)
 
@@ -17,11 +23,26 @@ RUST_TOOLCHAIN := $(shell sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.t
 export RUSTUP_TOOLCHAIN := $(RUST_TOOLCHAIN)
 # Where run-in-vm wants the module and tools for one bench kernel (set by tests/vm/run-in-vm).
 BENCH_OUT ?=
-# make install: tc's plugin directory (Debian's; tc also honours TC_LIB_DIR at run time), the
-# prefix of ecnsharp-tc, and a staging root.
-TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
-PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+# make install: a staging root, the prefix, tc's plugin directory (asked of tc, see
+# pkg/tc-lib-dir.sh; TC_LIB_DIR=... overrides), the module's kernel release (from the module
+# built here) and where the module goes (kbuild's modules_install puts external modules there).
 DESTDIR ?=
+PREFIX ?= /usr/local
+TC_LIB_DIR ?= $(shell pkg/tc-lib-dir.sh)
+MANDIR ?= $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+# tc's own completion (iproute2's) is taught the ecnsharp options by a file bash-completion
+# sources at start-up.
+BASH_COMPLETION_COMPAT_DIR ?= /etc/bash_completion.d
+ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MODULE ?= sch_ecnsharp.ko
+KVER ?= $(shell modinfo -F vermagic $(MODULE) 2>/dev/null | cut -d' ' -f1)
+MODULE_DIR ?= /lib/modules/$(KVER)/updates
+INSTALL_MODULE ?= 1
+MANIFEST := $(PREFIX)/share/ecnsharp/manifest
+TOOLS_DIR ?= target/release
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
 TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
@@ -31,18 +52,37 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module check soak demo deps kernel kernel-debug bench-artifacts module-clippy clean install \
-	ns3 ns3-full
+.PHONY: all module tools completions check soak demo deps kernel kernel-debug bench-artifacts \
+	module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
-all: module
+all: module tools
 
+# A Rust module must be built by the very rustc that built the kernel (its rust/ metadata is
+# rustc's own format): refused clearly otherwise, before the kernel's build says it obscurely.
+RUSTC ?= rustc
 module:
 	@test -f "$(KDIR)/.config" || { echo "error: no kernel build tree at KDIR=$(KDIR)." \
 		"ecnsharp needs a kernel built with CONFIG_RUST=y; 'make kernel' builds one (see README)"; exit 1; }
 	@grep -q '^CONFIG_RUST=y' "$(KDIR)/.config" || { echo "error: $(KDIR) was built without" \
 		"CONFIG_RUST=y, so it cannot load Rust modules (Debian's stock kernel is such a kernel);" \
 		"'make kernel' builds one (see README)"; exit 1; }
+	@want=$$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"/\1/p' "$(KDIR)/include/config/auto.conf" 2>/dev/null); \
+	have=$$($(RUSTC) --version 2>/dev/null); \
+	test -z "$$want" || test "$$want" = "$$have" || { echo "error: $(KDIR) was built with" \
+		"'$$want' but '$(RUSTC) --version' says '$${have:-nothing}': a Rust module must be built" \
+		"by the kernel's own rustc (set RUSTUP_TOOLCHAIN=... or RUSTC=/path/to/rustc)"; exit 1; }
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" LLVM=$(LLVM) modules
+
+# The tools, and the shell completions ecnsharp-tc writes for itself (clap_complete).
+tools:
+	$(TOOLS_BUILD)
+	@$(MAKE) -s completions
+
+completions:
+	@mkdir -p $(TOOLS_DIR)/completions
+	$(TOOLS_DIR)/ecnsharp-tc completion bash > $(TOOLS_DIR)/completions/ecnsharp-tc.bash
+	$(TOOLS_DIR)/ecnsharp-tc completion zsh > $(TOOLS_DIR)/completions/_ecnsharp-tc
+	$(TOOLS_DIR)/ecnsharp-tc completion fish > $(TOOLS_DIR)/completions/ecnsharp-tc.fish
 
 # The bench builds in a copy of the sources per kernel, so that one clone can hold modules for
 # several kernels (6.12's Kbuild cannot put an external module's objects elsewhere), and fails
@@ -63,6 +103,12 @@ bench-artifacts:
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
 	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
+	@# What make install would install, staged (DESTDIR) for the guest's install suite.
+	@$(MAKE) -s completions >/dev/null
+	@rm -rf "$(BENCH_OUT)/stage"
+	@$(MAKE) -s install DESTDIR="$(BENCH_OUT)/stage" MODULE="$(BENCH_OUT)/sch_ecnsharp.ko" \
+		KVER="$$(cat "$(KDIR)/include/config/kernel.release")" PREFIX=/usr/local >/dev/null
+	@tar -C "$(BENCH_OUT)/stage" -cf "$(BENCH_OUT)/tools/ecnsharp-stage.tar" .
 
 # The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
 # copy of the sources of its own (it rebuilds everything); any warning fails.
@@ -81,14 +127,42 @@ check:
 SOAK_MINUTES ?= 60
 soak:
 	@tests/soak.sh $(SOAK_MINUTES)
+# Only copies: every file must have been built by `make` first (pkg/install.sh says so
+# otherwise), so nothing is compiled as root. MODE:SOURCE:TARGET, TARGET without DESTDIR.
+INSTALL_FILES = \
+	0755:$(TOOLS_DIR)/ecnsharp-tc:$(PREFIX)/bin/ecnsharp-tc \
+	0644:$(TOOLS_DIR)/libq_ecnsharp.so:$(TC_LIB_DIR)/q_ecnsharp.so \
+	0644:man/tc-ecnsharp.8:$(MANDIR)/man8/tc-ecnsharp.8 \
+	0644:man/ecnsharp-tc.8:$(MANDIR)/man8/ecnsharp-tc.8 \
+	0644:$(TOOLS_DIR)/completions/ecnsharp-tc.bash:$(BASH_COMPLETION_DIR)/ecnsharp-tc \
+	0644:completions/tc-ecnsharp.bash:$(BASH_COMPLETION_COMPAT_DIR)/tc-ecnsharp \
+	0644:$(TOOLS_DIR)/completions/_ecnsharp-tc:$(ZSH_COMPLETION_DIR)/_ecnsharp-tc \
+	0644:$(TOOLS_DIR)/completions/ecnsharp-tc.fish:$(FISH_COMPLETION_DIR)/ecnsharp-tc.fish \
+	0755:pkg/install.sh:$(PREFIX)/share/ecnsharp/install.sh \
+	$(if $(filter 1,$(INSTALL_MODULE)),0644:$(MODULE):$(MODULE_DIR)/sch_ecnsharp.ko)
 
 install:
-	$(TOOLS_BUILD)
-	install -D -m 0755 target/release/ecnsharp-tc "$(DESTDIR)$(PREFIX)/bin/ecnsharp-tc"
-	install -D -m 0644 target/release/libq_ecnsharp.so "$(DESTDIR)$(TC_LIB_DIR)/q_ecnsharp.so"
-	@if [ -f sch_ecnsharp.ko ]; then \
-		$(MAKE) -C "$(KDIR)" M="$(CURDIR)" LLVM=$(LLVM) INSTALL_MOD_PATH="$(DESTDIR)" modules_install; \
-	else echo "make install: no sch_ecnsharp.ko built here ('make' builds it): module not installed"; fi
+	@if [ "$(INSTALL_MODULE)" = 1 ] && [ ! -f "$(MODULE)" ]; then echo "error: $(MODULE) is" \
+		"not built: run 'make' first, as your user (make install only copies), or install" \
+		"without the module: make install INSTALL_MODULE=0"; exit 1; fi
+	@DESTDIR="$(DESTDIR)" KVER="$(KVER)" pkg/install.sh install "$(MANIFEST)" $(INSTALL_FILES)
+
+uninstall:
+	@DESTDIR="$(DESTDIR)" pkg/install.sh uninstall "$(MANIFEST)"
+
+# DKMS builds the module again for every new kernel (dkms.conf); it needs the module's sources
+# only, under /usr/src/PACKAGE-VERSION.
+DKMS_SRC = $(DESTDIR)/usr/src/ecnsharp-$(VERSION)
+dkms-add:
+	@grep -q '^PACKAGE_VERSION="$(VERSION)"' dkms.conf || { echo "error: dkms.conf is not" \
+		"for version $(VERSION)"; exit 1; }
+	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
+	cp -a --parents Makefile dkms.conf rust-toolchain.toml Cargo.toml $(MODULE_SOURCES) "$(DKMS_SRC)/"
+	@if [ -z "$(DESTDIR)" ]; then dkms add -m ecnsharp -v $(VERSION); fi
+
+dkms-remove:
+	-dkms remove -m ecnsharp -v $(VERSION) --all
+	rm -rf "$(DKMS_SRC)"
 
 demo:
 	@tests/demo.sh
@@ -111,3 +185,4 @@ kernel-debug:
 clean:
 	-@test ! -f "$(KDIR)/Makefile" || $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	rm -f kmod/module/shim_bindings.rs
+	rm -rf $(TOOLS_DIR)/completions

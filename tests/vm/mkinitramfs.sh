@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mkinitramfs.sh OUT.cpio.gz [MODULE.ko] [TOOLS_DIR]: the guest's base initramfs: busybox-static,
 # the real iproute2 ip/tc (busybox's applets of the same name lack most of tc), iperf3, ethtool,
-# jq with their shared libraries, the guest init, the module and the project's binaries.
+# jq with their shared libraries, the guest init, the module and the project's binaries, and
+# make install's staged tree in /stage.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +62,8 @@ if [ -n "$tools" ] && [ -d "$tools" ]; then
 		[ -f "$t" ] || continue
 		case "$t" in
 		*.so) cp "$t" "$root/usr/lib/x86_64-linux-gnu/tc/" ;;
+		# make install's staged tree (DESTDIR), for the install suite.
+		*.tar) mkdir -p "$root/stage" && tar -C "$root/stage" -xf "$t" ;;
 		*) add_bin "$t" "/usr/local/bin/$(basename "$t")" ;;
 		esac
 	done

@@ -302,7 +302,8 @@ pub mod tc {
                         print_color_s64(PRINT_JSON, COLOR_NONE, kp, null, v);
                     },
                     None => {
-                        // Exact decimals (85.5us, 0.1): tc's %g would round them.
+                        // A probability (0.1, 1.0): always with a decimal point, so its JSON type
+                        // never depends on its value; tc's %g would print 1.0 as 1.
                         let Ok(text) = CString::new(n.to_string()) else {
                             return;
                         };
@@ -605,7 +606,10 @@ mod tests {
         let head = "\"options\":{\"limit\":1000,\"limit_bytes\":0,\"bands\":2";
         assert!(t.out.starts_with(head), "{}", t.out);
         assert!(t.out.ends_with("\"non_ect\":\"pass\",\"split_gso\":true}"));
-        assert!(t.out.contains("\"pst_target\":85.5,"));
+        // tc's conventions: whole microseconds (the text above is exact), probabilities with a
+        // decimal point.
+        assert!(t.out.contains("\"pst_target\":86,"));
+        assert!(t.out.contains("\"pmax\":0.1,"));
         assert!(t.out.contains("\"quanta\":[1514,1514]"));
         // Bad lengths and unknown attributes are refused, not read past.
         let mut t = tc();

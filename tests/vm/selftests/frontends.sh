@@ -35,11 +35,11 @@ same_options() {
 	[ -n "$a" ] && [ "$a" != "{}" ] && [ "$a" = "$b" ]
 }
 
-# The values given in $OPTS, as the JSON shows them (times in us, rate in bit/s).
+# The values given in $OPTS, as the JSON shows them (times in whole us, rate in bytes/s, as tc).
 given_values() {
 	opts "$1" | jq -e '.bands == 3 and .mode == "ins+pst+red" and .ins_target == 150 and
 		.pst_target == 60 and .pst_interval == 180 and .k == 40 and .k_unit == "packets" and
-		.quanta == [3000, 1500, 1500] and .rate == 100000000 and .non_ect == "drop" and
+		.quanta == [3000, 1500, 1500] and .rate == 12500000 and .non_ect == "drop" and
 		.limit == 1000 and .control_law == "inv_sqrt"'
 }
 

@@ -73,7 +73,7 @@ check "mode prob with tmin/tmax/pmax" with_opt tmax 400 mode prob tmin 100us tma
 check "sched wfq" with_opt sched '"wfq"' bands 3 sched wfq weights 2,1,1
 check "sched dwrr quanta" with_opt quanta '[3000,1500,1500]' bands 3 sched dwrr quanta 3000,1500,1500
 check "strict bands on top of dwrr" with_opt strict 1 bands 3 sched dwrr strict 1
-check "rate 100mbit" with_opt rate 100000000 rate 100mbit
+check "rate 100mbit (JSON: bytes per second, as tc)" with_opt rate 12500000 rate 100mbit
 check "non_ect drop" with_opt non_ect '"drop"' non_ect drop
 check "classify dscp" with_opt classify '"dscp"' classify dscp
 check "control_law linear" with_opt control_law '"linear"' control_law linear
