@@ -297,7 +297,10 @@ pub unsafe extern "C" fn ecnsharp_engine_enqueue(
         dsfield: dsfield_of(dsfield),
     };
     let (b, m, verdict) = match engine.enqueue(&info) {
-        EnqueueVerdict::Queue { band, mark } => (band, cause_bits(mark), ECNSHARP_QUEUE),
+        // The packet note (a non-ECT packet already counted as passed at enqueue) is not carried
+        // through this ABI yet: only `nonect_passed` can differ from the kernel, when DCTCP-RED
+        // and a dequeue rule both fire on one non-ECT packet; marks and drops do not.
+        EnqueueVerdict::Queue { band, mark, .. } => (band, cause_bits(mark), ECNSHARP_QUEUE),
         EnqueueVerdict::Drop { band, reason } => (band, 0, drop_code(reason)),
     };
     // SAFETY: valid for writes, as the caller promises.

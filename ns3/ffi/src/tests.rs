@@ -196,7 +196,9 @@ fn c_abi_is_the_engine() {
             dsfield: Some(ds as u8),
         };
         match direct.enqueue(&info) {
-            EnqueueVerdict::Queue { band: b, mark: m } => {
+            EnqueueVerdict::Queue {
+                band: b, mark: m, ..
+            } => {
                 assert_eq!(
                     (v, band, mark),
                     (ECNSHARP_QUEUE, b.index() as u8, cause_bits(m))
