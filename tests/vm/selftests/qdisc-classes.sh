@@ -48,7 +48,9 @@ check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xst
 	"[ \"\$(/usr/sbin/tc -s class show dev $Q)\" = \"\$(ecnsharp-tc -s class show dev $Q)\" ]"
 
 # ---- Filters steer before the priomap; skb->priority naming a class selects it.
-tc qdisc replace dev $Q root handle 1: ecnsharp bands 3
+# A fresh qdisc (replace on an ecnsharp would be a change, keeping the counters).
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: ecnsharp bands 3
 tc filter add dev $Q parent 1: protocol ip prio 1 u32 match ip dport 9 0xffff classid 1:3
 send_udp "skb_priority 6"
 check "u32 filter: priority 6 (priomap band 0) went to class 1:3" test "$(cstat $Q 1:3 packets)" = $N
@@ -57,6 +59,7 @@ tc filter del dev $Q parent 1:
 tc filter add dev $Q parent 1: protocol ip prio 1 flower ip_proto udp dst_port 9 classid 1:2
 send_udp "skb_priority 6"
 check "flower filter: moved to class 1:2" test "$(cstat $Q 1:2 packets)" = $N
+check "flower filter: class 1:1 still empty" test "$(cstat $Q 1:1 packets)" = 0
 tc filter del dev $Q parent 1:
 send_udp "skb_priority 0x10003"
 check "skb->priority 1:3 selects class 1:3" test "$(cstat $Q 1:3 packets)" = $((2 * N))
@@ -87,10 +90,11 @@ gso_run() {
 	GSO_SEGS=$(($(segs) - s0))
 	GSO_CE=$(($(netstat_counter rcv IpExt InCEPkts) - ce0))
 	j=$(tc -n snd -s -j qdisc show dev veth-s | jq -c '.[0]')
-	GSO_PKTS=$(echo "$j" | jq -r .packets)
+	# The band's own count of skbs (the generic counter counts a GSO packet's segments).
+	GSO_PKTS=$(echo "$j" | jq -r '.bands[0].packets')
 	GSO_MARKS=$(echo "$j" | jq -r .marks)
 }
-check "TSO is on on the sender" sh -c "ip netns exec snd ethtool -k veth-s | grep -q 'tcp-segmentation-offload: on'"
+check "TSO is on on the sender" sh -c "/usr/sbin/ip netns exec snd ethtool -k veth-s | grep -q 'tcp-segmentation-offload: on'"
 check "split_gso on: DCTCP run" gso_run
 diag "split_gso on: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
 check "split_gso on: traffic and marks happened" sh -c "[ $GSO_SEGS -gt 1000 ] && [ $GSO_MARKS -gt 0 ]"
