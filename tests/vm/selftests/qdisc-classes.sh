@@ -61,7 +61,7 @@ send_udp "skb_priority 6"
 check "flower filter: moved to class 1:2" test "$(cstat $Q 1:2 packets)" = $N
 check "flower filter: class 1:1 still empty" test "$(cstat $Q 1:1 packets)" = 0
 tc filter del dev $Q parent 1:
-send_udp "skb_priority 0x10003"
+send_udp "skb_priority 65539" # 1:3 (pktgen reads decimal)
 check "skb->priority 1:3 selects class 1:3" test "$(cstat $Q 1:3 packets)" = $((2 * N))
 drops0=$(qstat $Q drops)
 u0=$(rx_udp)
