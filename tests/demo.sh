@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tests/vm/deps.sh
-exec tests/vm/run-in-vm --timeout 900 tests/demo/guest.sh "${1:-1gbit}" "${2:-6}" "${3:-3}"
+exec tests/vm/run-in-vm --timeout 900 tests/demo/guest.sh "${1:-300mbit}" "${2:-6}" "${3:-3}"

@@ -7,7 +7,7 @@
 # in one boot; the summary gives each scheme's median with the range over the rounds.
 # Usage (through tests/vm/run-in-vm): guest.sh [RATE [SECONDS [ROUNDS]]]
 . /test/vm/guest/lib.sh
-RATE=${1:-1gbit}
+RATE=${1:-300mbit}
 SECS=${2:-6}
 ROUNDS=${3:-3}
 banner() { printf '\n===== %s =====\n' "$*"; }
