@@ -181,7 +181,8 @@ diag "TCP retransmissions $(jq -r '.end.sum_sent.retransmits' /tmp/iperf.json), 
 check "DCTCP under change: every change taken" sh -c "[ \"\$(cat /tmp/change-failures)\" = 0 ]"
 check "DCTCP under change: the transfer went through ecnsharp (1 MB or more sent by it)" \
 	sh -c "echo '$j' | jq -e '.kind == \"ecnsharp\" and .bytes >= 1000000 and ([.bands[].enqueued] | add) > 0' >/dev/null"
-check "DCTCP under change: the last change is in force" sh -c "echo '$j' | jq -e '.options.rate == 250000000' >/dev/null"
+# 250 Mbit/s: tc prints rates in JSON as bytes per second.
+check "DCTCP under change: the last change is in force" sh -c "echo '$j' | jq -e '.options.rate == 31250000' >/dev/null"
 check "DCTCP under change: no qdisc drop" sh -c "[ '$drops' = 0 ]"
 net_teardown
 
