@@ -12,34 +12,9 @@ use ecnsharp::config::{
     ClassifyMode, Config, ControlLaw, Modes, NonEctPolicy, QueueUnit, SchedKind, DEFAULT_DSCPMAP,
 };
 
-/// Every keyword of the tc grammar, in the order of `Options::parse`.
-pub const KEYWORDS: [&str; 25] = [
-    "limit",
-    "limit_bytes",
-    "bands",
-    "mode",
-    "ins_target",
-    "pst_target",
-    "pst_interval",
-    "control_law",
-    "idle_reset",
-    "k",
-    "k_unit",
-    "tmin",
-    "tmax",
-    "pmax",
-    "seed",
-    "sched",
-    "strict",
-    "quanta",
-    "weights",
-    "classify",
-    "priomap",
-    "dscpmap",
-    "rate",
-    "burst",
-    "non_ect",
-];
+/// Every keyword of the tc grammar: the core's own list, so the ns-3 attributes cannot drift
+/// from the kernel's options.
+pub use ecnsharp::options::KEYWORDS;
 
 /// A time in ns as `200us` when whole microseconds, else `1234ns` (both tc and ns-3 read it).
 fn time(w: &mut impl Write, ns: u64) -> fmt::Result {
@@ -156,6 +131,7 @@ pub fn write_value(w: &mut impl Write, cfg: &Config, keyword: &str) -> Result<bo
             NonEctPolicy::Pass => "pass",
             NonEctPolicy::Drop => "drop",
         })?,
+        "split_gso" => w.write_str(if cfg.split_gso { "on" } else { "off" })?,
         _ => return Ok(false),
     }
     Ok(true)
