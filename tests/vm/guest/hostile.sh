@@ -50,8 +50,7 @@ bg_offered() {
 
 # bg_stop: stop the streams; BG_OFFERED is what they offered the qdisc (sent + refused).
 bg_stop() {
-	echo stop >/proc/net/pktgen/pgctrl
-	wait "$BG_PID" 2>/dev/null
+	pg_stop_all "$BG_PID"
 	BG_OFFERED=$(bg_offered)
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null

@@ -201,8 +201,28 @@ pg_streams() {
 	echo start >/proc/net/pktgen/pgctrl &
 	_pg=$!
 	sleep "$_secs"
-	echo stop >/proc/net/pktgen/pgctrl
-	wait $_pg 2>/dev/null
+	pg_stop_all $_pg
+}
+
+# pg_stop_all PID: stop every pktgen stream and reap PID (the background "start" writer).
+# A pktgen thread takes "stop" as a flag it reads on its own time; when that races with its
+# handling of "start" it misses the stop and streams on (count 0: for ever), and the writer
+# waits for it for ever. So stop again until no thread lists a running device, then reap.
+pg_stop_all() {
+	_tries=0
+	while :; do
+		echo stop >/proc/net/pktgen/pgctrl
+		sleep 0.2
+		grep -q '^Running: *[^ ]' /proc/net/pktgen/kpktgend_* 2>/dev/null || break
+		_tries=$((_tries + 1))
+		if [ $_tries -ge 50 ]; then
+			echo "# pktgen: streams still running after 50 stops: $(grep -h '^Running' /proc/net/pktgen/kpktgend_*)"
+			kill "$1" 2>/dev/null
+			break
+		fi
+	done
+	[ $_tries -gt 0 ] && echo "# pktgen: a stream missed a stop; stopped after $((_tries + 1)) tries"
+	wait "$1" 2>/dev/null
 	return 0
 }
 

@@ -177,31 +177,56 @@ diag "marking_next after the change: ${next}us from now"
 check "change pst_interval 10ms: the next mark is due within 10 ms" sh -c "[ \"$next\" != null ] && [ \"${next%.*}\" -le 10000 ]"
 wait $pg
 
-# ---- 5. The shaper's rate with offloads on and the default bucket, from the qdisc's own
-# counters and clock, reported (not asserted: in this guest the sender is CPU-bound below 1 Gbit/s
-# once GSO packets are split, measured 527 Mbit/s with the watchdog at most 5.7 ms late; the
-# late-credit mechanism is asserted by the host tests in kmod/src/token_bucket.rs).
-tc qdisc del dev $Q root
+# ---- 5. The shaper keeps its rate with the default bucket: a watchdog that fires late must not
+# cost throughput. iperf3 (4 flows, TSO/GSO on, super-packets kept whole so the guest's sender
+# reaches well above 1 Gbit/s) through `rate 1gbit` with the default bucket and with `burst 1mb`,
+# and unshaped, interleaved over three rounds in this boot; the rate is the qdisc's own byte
+# count over its own clock. Before the late-wakeup credit the default bucket delivered about 0.85
+# of what the large one did (issue 14: 800 against 945 Mbit/s).
+# shaped_mbit OPTIONS...: Mbit/s the root ecnsharp on $Q sent during the middle 2 s of a 4 s run.
+shaped_mbit() {
+	tc qdisc replace dev $Q root handle 1: ecnsharp limit 10000 split_gso off "$@" || return 1
+	ip netns exec rcv iperf3 -s -1 -D -I /tmp/iperf-s.pid >/dev/null 2>&1
+	sleep 0.3
+	iperf3 -c 10.1.0.2 -t 4 -P 4 >/tmp/iperf.out 2>&1 &
+	_ipf=$!
+	sleep 1
+	_a=$(qjson $Q)
+	sleep 2
+	_b=$(qjson $Q)
+	wait $_ipf
+	kill "$(cat /tmp/iperf-s.pid 2>/dev/null)" 2>/dev/null
+	LATE="$(echo "$_b" | jq -r '.late_wakeups // 0') late wake-ups, latest $(echo "$_b" | jq -r '.late_max // 0')us"
+	echo "$_a $_b" | jq -s '((.[1].bytes - .[0].bytes) * 8 / (.[1].now - .[0].now)) | floor'
+}
+median3() { echo "$1 $2 $3" | tr ' ' '\n' | sort -n | sed -n 2p; }
+tc qdisc del dev $Q root 2>/dev/null
 ethtool -K $Q tso on gso on >/dev/null 2>&1
-tc qdisc add dev $Q root handle 1: ecnsharp rate 1gbit limit 10000
-ip netns exec rcv iperf3 -s -1 -D -I /tmp/iperf-s.pid >/dev/null 2>&1
-sleep 0.3
-iperf3 -c 10.1.0.2 -t 5 -P 4 >/tmp/iperf.out 2>&1 &
-ipf=$!
-sleep 2
-a=$(qjson $Q)
-sleep 2
-b=$(qjson $Q)
-wait $ipf
-kill "$(cat /tmp/iperf-s.pid 2>/dev/null)" 2>/dev/null
+for r in 1 2 3; do
+	eval "def_$r=\$(shaped_mbit rate 1gbit)"
+	diag "round $r: rate 1gbit, default bucket: $(eval echo \$def_$r) Mbit/s ($LATE)"
+	eval "big_$r=\$(shaped_mbit rate 1gbit burst 1mb)"
+	diag "round $r: rate 1gbit, burst 1mb: $(eval echo \$big_$r) Mbit/s ($LATE)"
+	eval "free_$r=\$(shaped_mbit)"
+	diag "round $r: unshaped: $(eval echo \$free_$r) Mbit/s"
+done
 ethtool -K $Q tso off gso off >/dev/null 2>&1
-bits=$((($(echo "$b" | jq -r '.bytes') - $(echo "$a" | jq -r '.bytes')) * 8))
-us=$(echo "$a $b" | jq -s '(.[1].now - .[0].now) | floor')
-rate=$(awk -v b=$bits -v u="$us" 'BEGIN { printf "%d", b / u * 1e6 }')
-diag "rate 1gbit, default bucket $(echo "$b" | jq -r '.shaper_burst') B: qdisc sent $rate bit/s;" \
-	"late wake-ups $(echo "$b" | jq -r '.late_wakeups'), latest $(echo "$b" | jq -r '.late_max')us"
-check "rate 1gbit: traffic went through the shaper" gt "$bits" 0
 tc qdisc del dev $Q root
+def=$(median3 "$def_1" "$def_2" "$def_3")
+big=$(median3 "$big_1" "$big_2" "$big_3")
+free=$(median3 "$free_1" "$free_2" "$free_3")
+diag "rate 1gbit medians: default bucket $def, burst 1mb $big, unshaped $free Mbit/s"
+check "rate 1gbit: traffic went through the shaper in every round" sh -c \
+	"[ ${def_1:-0} -gt 0 ] && [ ${def_2:-0} -gt 0 ] && [ ${def_3:-0} -gt 0 ] && [ ${big_1:-0} -gt 0 ] && [ ${big_2:-0} -gt 0 ] && [ ${big_3:-0} -gt 0 ]"
+check "rate 1gbit: never faster than the rate (+3%)" le "${def:-9999}" 1030
+check "rate 1gbit: the default bucket delivers at least 0.93 of what burst 1mb does" \
+	ge "$((${def:-0} * 100))" "$((${big:-0} * 93))"
+if [ "${free:-0}" -ge 1100 ]; then
+	check "rate 1gbit: the guest's sender exceeds the rate unshaped, so the shaper is what limits: the default bucket gets at least 90% of the rate" ge "${def:-0}" 900
+else
+	ktap_skip "rate 1gbit: the default bucket gets at least 90% of the rate" \
+		"the guest's sender reached only $free Mbit/s unshaped (host busy)"
+fi
 
 pg_teardown
 ktap_end
