@@ -18,7 +18,7 @@ echo "# soak: $minutes minutes on the debug kernel, log $log"
 while [ "$SECONDS" -lt "$end" ]; do
 	round=$((round + 1))
 	echo "# soak round $round ($((SECONDS / 60)) of $minutes minutes)"
-	SUITE_TIMEOUT=3600 SUITE_ARGS="$fuzz $round" tests/vm/selftests.sh --flavour debug tests/vm/held/qdisc-fuzz.sh
+	SUITE_TIMEOUT=3600 SUITE_ARGS="$fuzz $round" tests/vm/selftests.sh --flavour debug tests/vm/selftests/qdisc-fuzz.sh
 	[ "$SECONDS" -lt "$end" ] || break
 	SUITE_TIMEOUT=3600 SUITE_ARGS="$secs" tests/vm/selftests.sh --flavour debug tests/vm/selftests/qdisc-stress.sh
 	[ "$SECONDS" -lt "$end" ] || break

@@ -23,7 +23,7 @@ BASE=${2:-1}
 KINDS=${3:-root htb tbf prio mq}
 BATCH=500
 Q=vq
-diag "requests: $TOTAL, base seed $BASE (replay: run-in-vm --flavour debug tests/vm/held/qdisc-fuzz.sh $TOTAL $BASE '$KINDS')"
+diag "requests: $TOTAL, base seed $BASE (replay: run-in-vm --flavour debug tests/vm/selftests/qdisc-fuzz.sh $TOTAL $BASE '$KINDS')"
 
 # Each parent: its tree, the parents the fuzzer aims at, and where a sane ecnsharp goes after a
 # batch ("PARENT HANDLE" pairs).
