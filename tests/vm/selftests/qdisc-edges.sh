@@ -4,10 +4,12 @@
 # changes that must take effect at once, the shaper's rate with offloads on, and DWRR shares
 # when non-ECT packets are dropped at dequeue. Every case first checks that its traffic flowed.
 . /test/vm/guest/lib.sh
+. /test/vm/guest/hostile.sh
 ktap_begin qdisc-edges
 
 Q=vq
-pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
+# Quiet: exact packet counts, no stray ARP or IPv6 neighbour packet joins a band.
+{ pg_pair && quiet_pair; } || { ktap_not_ok "test network"; ktap_end; exit 1; }
 
 # cjson HANDLE: the qdisc with that handle on $Q (JSON, with statistics), from ecnsharp-tc: tc
 # 6.1 prints invalid JSON for some parents (qfq).
@@ -196,7 +198,7 @@ shaped_mbit() {
 	_b=$(qjson $Q)
 	wait $_ipf
 	kill "$(cat /tmp/iperf-s.pid 2>/dev/null)" 2>/dev/null
-	LATE="$(echo "$_b" | jq -r '.late_wakeups // 0') late wake-ups, latest $(echo "$_b" | jq -r '.late_max // 0')us"
+	echo "$(echo "$_b" | jq -r '.late_wakeups // 0') late wake-ups, latest $(echo "$_b" | jq -r '.late_max // 0')us" >/tmp/late
 	echo "$_a $_b" | jq -s '((.[1].bytes - .[0].bytes) * 8 / (.[1].now - .[0].now)) | floor'
 }
 median3() { echo "$1 $2 $3" | tr ' ' '\n' | sort -n | sed -n 2p; }
@@ -204,9 +206,9 @@ tc qdisc del dev $Q root 2>/dev/null
 ethtool -K $Q tso on gso on >/dev/null 2>&1
 for r in 1 2 3; do
 	eval "def_$r=\$(shaped_mbit rate 1gbit)"
-	diag "round $r: rate 1gbit, default bucket: $(eval echo \$def_$r) Mbit/s ($LATE)"
+	diag "round $r: rate 1gbit, default bucket: $(eval echo \$def_$r) Mbit/s ($(cat /tmp/late))"
 	eval "big_$r=\$(shaped_mbit rate 1gbit burst 1mb)"
-	diag "round $r: rate 1gbit, burst 1mb: $(eval echo \$big_$r) Mbit/s ($LATE)"
+	diag "round $r: rate 1gbit, burst 1mb: $(eval echo \$big_$r) Mbit/s ($(cat /tmp/late))"
 	eval "free_$r=\$(shaped_mbit)"
 	diag "round $r: unshaped: $(eval echo \$free_$r) Mbit/s"
 done
@@ -219,14 +221,43 @@ diag "rate 1gbit medians: default bucket $def, burst 1mb $big, unshaped $free Mb
 check "rate 1gbit: traffic went through the shaper in every round" sh -c \
 	"[ ${def_1:-0} -gt 0 ] && [ ${def_2:-0} -gt 0 ] && [ ${def_3:-0} -gt 0 ] && [ ${big_1:-0} -gt 0 ] && [ ${big_2:-0} -gt 0 ] && [ ${big_3:-0} -gt 0 ]"
 check "rate 1gbit: never faster than the rate (+3%)" le "${def:-9999}" 1030
-check "rate 1gbit: the default bucket delivers at least 0.93 of what burst 1mb does" \
-	ge "$((${def:-0} * 100))" "$((${big:-0} * 93))"
-if [ "${free:-0}" -ge 1100 ]; then
-	check "rate 1gbit: the guest's sender exceeds the rate unshaped, so the shaper is what limits: the default bucket gets at least 90% of the rate" ge "${def:-0}" 900
+# Only a sender that outruns the rate makes the shaper the limit; a guest starved by its host
+# (other VMs on the same cores) cannot show what the bucket does, and says so.
+if [ "${free:-0}" -ge 1200 ]; then
+	check "rate 1gbit: the default bucket delivers at least 0.93 of what burst 1mb does" \
+		ge "$((${def:-0} * 100))" "$((${big:-0} * 93))"
+	check "rate 1gbit: the default bucket gets at least 90% of the rate" ge "${def:-0}" 900
 else
-	ktap_skip "rate 1gbit: the default bucket gets at least 90% of the rate" \
-		"the guest's sender reached only $free Mbit/s unshaped (host busy)"
+	for _c in "the default bucket delivers at least 0.93 of what burst 1mb does" \
+		"the default bucket gets at least 90% of the rate"; do
+		ktap_skip "rate 1gbit: $_c" "the guest's sender reached only $free Mbit/s unshaped (host busy): the shaper was not the limit"
+	done
 fi
+
+# ---- 6. Fair drops: band 0 holds non-ECT packets (dropped at dequeue by non_ect drop, sojourn
+# far above ins_target) and ECT ones, band 1 ECT only; equal quanta must give equal shares of
+# what is sent while both stay backlogged. Charged for its dropped heads, band 0 would get about
+# half of band 1's. The streams fill for 1 s at 5,000 packets/s each into a limit that never
+# drops (so no race for queue space decides the shares) and the shaper drains 250 packets/s.
+# Band 0's two streams share a pktgen thread (streams 0 and 2, equal delays alternate them), so
+# its queue is half ECT; a delay is needed at all because a pktgen thread with several delay-0
+# streams only ever serves one of them.
+tc qdisc del dev $Q root 2>/dev/null
+tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 2mbit \
+	mode tcn ins_target 1ms non_ect drop limit 30000
+pg_streams 1 1000 "skb_priority 6;tos 00;delay 200000" "skb_priority 0;tos 02;delay 200000" \
+	"skb_priority 6;tos 02;delay 200000" >/dev/null
+sleep 2
+c=$(qjson $Q)
+tc qdisc del dev $Q root
+s0=$(echo "$c" | jq -r '.bands[0].packets')
+s1=$(echo "$c" | jq -r '.bands[1].packets')
+d0=$(echo "$c" | jq -r '.bands[0].drops_nonect')
+diag "band 0 sent $s0 (dropped $d0 non-ECT at dequeue, $(echo "$c" | jq -r '.bands[0].qlen') queued)," \
+	"band 1 sent $s1 ($(echo "$c" | jq -r '.bands[1].qlen') queued); drops at enqueue: $(echo "$c" | jq -r '[.bands[].drops_limit] | add')"
+check "fair drops: both bands sent, band 0 dropped non-ECT packets, both still backlogged" \
+	sh -c "echo '$c' | jq -e '.bands[0].packets > 100 and .bands[1].packets > 100 and .bands[0].drops_nonect > 100 and all(.bands[]; .qlen > 0 and .drops_limit == 0)' >/dev/null"
+check "fair drops: band 0 gets its half of what is sent (within 10%)" near "$s0" "$s1" $((${s1:-0} / 10))
 
 pg_teardown
 ktap_end
