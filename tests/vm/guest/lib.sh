@@ -177,19 +177,50 @@ pg_send() {
 
 # pg_streams SECONDS SIZE SPEC...: several concurrent streams on vq, one per SPEC, each a
 # ";"-separated list of pktgen commands (e.g. "skb_priority 0;tos 02"); they run for SECONDS.
+# Streams are spread over the pktgen threads (stream i on thread i mod 2). A thread serves the
+# stream with the earliest next transmit time, so delay-0 streams sharing a thread starve all
+# but one of them: give such streams a delay.
 pg_streams() {
 	_secs=$1
+	shift
+	pg_setup_streams 0 "$@" || return 1
+	echo start >/proc/net/pktgen/pgctrl &
+	_pg=$!
+	sleep "$_secs"
+	pg_stop_all $_pg
+}
+
+# pg_counted COUNT SIZE SPEC...: as pg_streams, but each stream sends COUNT packets, started in
+# the background (PG_PID: reap it with pg_stop_all). pktgen's "start" returns only once the
+# last packet of each stream has been freed, which a slow shaper may hold back for minutes: wait
+# for the qdisc's own counters instead.
+pg_counted() {
+	pg_setup_streams "$@" || return 1
+	echo start >/proc/net/pktgen/pgctrl &
+	PG_PID=$!
+}
+
+# pg_setup_streams COUNT SIZE SPEC...: the streams of pg_streams and pg_counted (COUNT 0: endless).
+pg_setup_streams() {
+	_count=$1
 	_size=$2
 	shift 2
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	# The threads remove devices on their own time: adding a name still listed fails.
+	_n=0
+	while ls /proc/net/pktgen | grep -q '^vq'; do
+		_n=$((_n + 1))
+		[ $_n -gt 100 ] && { echo "pktgen: old streams not removed"; return 1; }
+		sleep 0.1
+	done
 	_i=0
 	for _spec in "$@"; do
 		_t=kpktgend_$((_i % 2))
 		[ -w /proc/net/pktgen/$_t ] || _t=kpktgend_0
 		echo "add_device vq@$_i" >/proc/net/pktgen/$_t || return 1
 		_d=/proc/net/pktgen/vq@$_i
-		for _c in "count 0" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
+		for _c in "count $_count" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
 			"xmit_mode queue_xmit" "dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9"; do
 			echo "$_c" >$_d || return 1
 		done
@@ -198,10 +229,6 @@ pg_streams() {
 		done
 		_i=$((_i + 1))
 	done
-	echo start >/proc/net/pktgen/pgctrl &
-	_pg=$!
-	sleep "$_secs"
-	pg_stop_all $_pg
 }
 
 # pg_stop_all PID: stop every pktgen stream and reap PID (the background "start" writer).

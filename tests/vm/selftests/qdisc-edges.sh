@@ -168,11 +168,19 @@ ip link set $Q mtu 1500
 
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: ecnsharp rate 10mbit mode ecnsharp ins_target 1s pst_target 1ms pst_interval 1s limit 1000
-pg_streams 8 1000 "tos 02" >/dev/null &
+pg_streams 15 1000 "tos 02" >/dev/null &
 pg=$!
-sleep 3
-state=$(bstat $Q 0 marking_state)
-check "pst_interval 1s: a standing queue is in the marking state" test "$state" = true
+# The state machine enters marking once the queue has stood above pst_target for pst_interval:
+# wait for it (bound 12 s of the streams' 15; a debug guest starts its streams slowly).
+marking() {
+	_n=0
+	_end=$(($(uptime_ms) + 12000))
+	until [ "$(bstat $Q 0 marking_state)" = true ]; do
+		[ "$(uptime_ms)" -gt $_end ] && return 1
+		sleep 0.1
+	done
+}
+check "pst_interval 1s: a standing queue is in the marking state" marking
 tc qdisc change dev $Q root handle 1: ecnsharp pst_interval 10ms
 next=$(bstat $Q 0 marking_next)
 diag "marking_next after the change: ${next}us from now"
@@ -237,19 +245,39 @@ fi
 # ---- 6. Fair drops: band 0 holds non-ECT packets (dropped at dequeue by non_ect drop, sojourn
 # far above ins_target) and ECT ones, band 1 ECT only; equal quanta must give equal shares of
 # what is sent while both stay backlogged. Charged for its dropped heads, band 0 would get about
-# half of band 1's. The streams fill for 1 s at 5,000 packets/s each into a limit that never
-# drops (so no race for queue space decides the shares) and the shaper drains 250 packets/s.
-# Band 0's two streams share a pktgen thread (streams 0 and 2, equal delays alternate them), so
-# its queue is half ECT; a delay is needed at all because a pktgen thread with several delay-0
-# streams only ever serves one of them.
+# half of band 1's. The queue is filled behind a shaper at 8 kbit/s (one packet a second), 400
+# packets per stream into a limit that never drops, then the rate goes to 2 Mbit/s and the
+# shares are read once 400 packets have left. Band 0's two streams share a pktgen thread
+# (streams 0 and 2 with equal delays alternate), so its queue alternates non-ECT and ECT.
+# sent_at_least N: until the qdisc on $Q has sent N packets (60 s of the guest's clock at most).
+sent_at_least() {
+	_end=$(($(uptime_ms) + 60000))
+	until [ "$(qstat $Q packets)" -ge "$1" ]; do
+		[ "$(uptime_ms)" -gt $_end ] && { echo "sent $(qstat $Q packets), not $1"; return 1; }
+		sleep 0.1
+	done
+}
+# enqueued_at_least N: until the bands of the qdisc on $Q have taken N packets (60 s at most).
+enqueued_at_least() {
+	_end=$(($(uptime_ms) + 60000))
+	until [ "$(qjson $Q | jq '[.bands[].enqueued] | add')" -ge "$1" ]; do
+		[ "$(uptime_ms)" -gt $_end ] && { qjson $Q; return 1; }
+		sleep 0.1
+	done
+}
 tc qdisc del dev $Q root 2>/dev/null
-tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 2mbit \
+tc qdisc add dev $Q root handle 1: ecnsharp bands 2 sched dwrr quanta 1514,1514 rate 8kbit \
 	mode tcn ins_target 1ms non_ect drop limit 30000
-pg_streams 1 1000 "skb_priority 6;tos 00;delay 200000" "skb_priority 0;tos 02;delay 200000" \
-	"skb_priority 6;tos 02;delay 200000" >/dev/null
-sleep 2
+check "fair drops: three pktgen streams of 400 packets started" pg_counted 400 1000 \
+	"skb_priority 6;tos 00;delay 200000" "skb_priority 0;tos 02;delay 200000" \
+	"skb_priority 6;tos 02;delay 200000"
+check "fair drops: 1200 packets queued behind the slow shaper" enqueued_at_least 1200
+s00=$(qstat $Q packets)
+tc qdisc change dev $Q root handle 1: ecnsharp rate 2mbit
+sent_at_least $((s00 + 400))
 c=$(qjson $Q)
 tc qdisc del dev $Q root
+pg_stop_all $PG_PID >/dev/null
 s0=$(echo "$c" | jq -r '.bands[0].packets')
 s1=$(echo "$c" | jq -r '.bands[1].packets')
 d0=$(echo "$c" | jq -r '.bands[0].drops_nonect')
