@@ -11,14 +11,18 @@ cd "$(dirname "$0")/.."
 tests/vm/deps.sh
 out=${EXPERIMENTS_OUT:-docs/results}
 mkdir -p "$out"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# EXPERIMENTS_LOG=FILE keeps the console (the raw measurements) there.
+log=${EXPERIMENTS_LOG:-$(mktemp)}
+[ -n "${EXPERIMENTS_LOG:-}" ] || trap 'rm -f "$log"' EXIT
 start=$(date -u +%FT%TZ)
 load_before=$(uptime)
 t0=$(date +%s)
 # The console shows the progress lines only (the measurements go to the log).
 tests/vm/run-in-vm --timeout "${EXPERIMENTS_TIMEOUT:-3000}" --log "$log" \
-	tests/vm/experiments/run.sh "$@" | awk '{ sub(/\r$/, "") } /^(# |\[vm\])/ { print; fflush() }'
+	tests/vm/experiments/run.sh "$@" | while IFS= read -r line; do
+	line=${line%$'\r'}
+	case $line in "# "* | "[vm]"*) printf '%s\n' "$line" ;; esac
+done
 t1=$(date +%s)
 tr -d '\r' <"$log" | awk -F'\t' '$1 == "R" && NF == 7' | cut -f2- >"$out/experiments.tsv"
 tr -d '\r' <"$log" | awk -F'\t' '$1 == "S" && NF == 6' | cut -f2- >"$out/series.tsv"

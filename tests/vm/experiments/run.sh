@@ -3,9 +3,12 @@
 # every scheme in one boot, ROUNDS interleaved rounds. Prints "R" lines (one measurement each)
 # and "S" lines (queue samples) that tests/experiments.sh collects into docs/results/.
 # Usage (through tests/vm/run-in-vm): run.sh [KEY=VALUE...] [SCENARIO...]
-#   scenarios: rtt_variation rtt_variation_host incast flows sched (default: all)
-# Knobs (KEY=VALUE arguments, the guest has no host environment): ROUNDS (3), SECS (long-flow run, 8), RTT_VARIATIONS ("3 2 5"), INCAST_FANOUTS,
-# INCAST_QUERIES (4), FLOW_LOADS ("0.5 0.8"), FLOW_SECS (12), SCHED_SECS (12), SCHEMES, RATE_MBIT, LIMIT.
+#   scenarios: rtt_variation incast rtt_variation_host flows sched (default: all, in this order)
+# Knobs (KEY=VALUE arguments, the guest has no host environment): ROUNDS (3), SECS (long-flow
+# run, 8), RTT_VARIATIONS ("3 2 5"), VARIATION_SCHEMES (2x and 5x: ecnsharp tcn_tail tcn_avg),
+# HOST_SCHEMES (ecnsharp tcn_tail dctcp_red fq_codel), INCAST_FANOUTS ("4 8 16 32 48"),
+# INCAST_QUERIES (3), FLOW_LOADS ("0.5 0.8"), FLOW_SECS (25), FLOW_SCHEMES (ecnsharp tcn_tail),
+# SCHED_SECS (15), SCHEMES (all six), RATE_MBIT (20), LIMIT (400), BASE_RTT_US (35000).
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;
@@ -15,7 +18,7 @@ done
 . /test/vm/experiments/lib.sh
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-8}
-SCENARIOS=${SCENARIOS:-rtt_variation rtt_variation_host incast flows sched}
+SCENARIOS=${SCENARIOS:-rtt_variation incast rtt_variation_host flows sched}
 
 topology || { echo "topology failed"; exit 1; }
 dctcp_in_force || { echo "DCTCP is not in force at every end host"; exit 1; }
@@ -65,14 +68,14 @@ long_flows() {
 	CLIENTS=
 	for i in 1 2 3 4; do
 		if [ "$qns" = r ]; then cli=s$i dst=10.9.0.2; else cli=rcv dst=10.0.$i.1; fi
-		ip netns exec $cli iperf3 -c $dst -p 520$i -t "$SECS" -O 1 -C dctcp -J >/tmp/iperf$i.json 2>&1 &
+		ip netns exec $cli iperf3 -c $dst -p 520$i -t "$SECS" -O 2 -C dctcp -J >/tmp/iperf$i.json 2>&1 &
 		CLIENTS="$CLIENTS $!"
 	done
-	sleep 1.2
+	sleep 2.2
 	s1=$(ecn_sojourn "$qns" "$qdev")
 	wait_iperf
 	s2=$(ecn_sojourn "$qns" "$qdev")
-	echo "# sojourn window: [$s1] [$s2]"
+	[ -n "$s1" ] && echo "# $sc $var $scheme: ecnsharp packets and sojourn_mean_us at the window start [$s1], end [$s2]"
 	sampler_stop
 	total=0
 	for i in 1 2 3 4; do
@@ -83,12 +86,12 @@ long_flows() {
 		result "$sc" "$var" "$scheme" "$round" "goodput_flow${i}_mbps" "$(awk "BEGIN { printf \"%.2f\", $b / 1e6 }")"
 	done
 	result "$sc" "$var" "$scheme" "$round" goodput_mbps "$(awk "BEGIN { printf \"%.2f\", $total / 1e6 }")"
-	set -- $(queue_stats /tmp/queue 1.5)
+	set -- $(queue_stats /tmp/queue 2.5)
 	result "$sc" "$var" "$scheme" "$round" qdelay_mean_us "$1"
 	result "$sc" "$var" "$scheme" "$round" qdelay_p99_us "$2"
 	result "$sc" "$var" "$scheme" "$round" queue_samples "$3"
 	if [ -n "$s1" ] && [ -n "$s2" ]; then
-		# The qdisc's own mean sojourn over the measured window (after iperf3's omitted second):
+		# The qdisc's own mean sojourn over the measured window (after iperf3's omitted seconds):
 		# from the mean over all packets at both ends of the window.
 		result "$sc" "$var" "$scheme" "$round" sojourn_mean_us "$(echo "$s1 $s2" | awk '
 			{ d = $3 - $1; printf "%d", (d > 0 ? ($3 * $4 - $1 * $2) / d : $4) }')"
@@ -115,8 +118,12 @@ scenario_rtt_variation() {
 	for v in ${RTT_VARIATIONS:-3 2 5}; do
 		spread "$v" || return 1
 		r=1
+		# 3x with every scheme; the other spreads with the ones that tell ECN# from TCN's two
+		# settings (VARIATION_SCHEMES), to keep the whole run near 30 minutes.
+		sch=$SCHEMES
+		[ "$v" = 3 ] || sch=${VARIATION_SCHEMES:-ecnsharp tcn_tail tcn_avg}
 		while [ $r -le "$ROUNDS" ]; do
-			for s in $SCHEMES; do long_flows rtt_variation "${v}x" "$s" $r r out; done
+			for s in $sch; do long_flows rtt_variation "${v}x" "$s" $r r out; done
 			r=$((r + 1))
 		done
 	done
@@ -129,7 +136,9 @@ scenario_rtt_variation_host() {
 	offloads on
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
-		for s in $SCHEMES; do long_flows rtt_variation_host 3x "$s" $r rcv eth0; done
+		for s in ${HOST_SCHEMES:-ecnsharp tcn_tail dctcp_red fq_codel}; do
+			long_flows rtt_variation_host 3x "$s" $r rcv eth0
+		done
 		r=$((r + 1))
 	done
 	tc -n rcv qdisc del dev eth0 root 2>/dev/null
@@ -164,11 +173,11 @@ scenario_incast() {
 			ip netns exec s4 iperf3 -c 10.9.0.2 -p 5204 -t 600 -C dctcp >/dev/null 2>&1 &
 			b4=$!
 			sleep 2
-			for n in ${INCAST_FANOUTS:-4 8 16 24 32 48 64}; do
+			for n in ${INCAST_FANOUTS:-4 8 16 32 48}; do
 				d0=$(leaf r out | jq -r .drops)
 				t0=$(tcp_timeouts)
 				ip netns exec rcv ecnsharp-flowgen incast --servers $SRV --fanout $n \
-					--queries "${INCAST_QUERIES:-4}" --gap-ms 100 --seed $((r * 1000 + n)) >/tmp/incast.out ||
+					--queries "${INCAST_QUERIES:-3}" --gap-ms 100 --seed $((r * 1000 + n)) >/tmp/incast.out ||
 					echo "# incast $s N=$n failed"
 				d1=$(leaf r out | jq -r .drops)
 				t1=$(tcp_timeouts)
@@ -196,10 +205,10 @@ scenario_flows() {
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		for load in ${FLOW_LOADS:-0.5 0.8}; do
-			for s in $SCHEMES; do
+			for s in ${FLOW_SCHEMES:-ecnsharp tcn_tail}; do
 				install r out "$s" || return 1
 				ip netns exec rcv ecnsharp-flowgen flows --servers $SRV --load "$load" \
-					--rate-mbit "$RATE_MBIT" --seconds "${FLOW_SECS:-12}" --drain-seconds 15 \
+					--rate-mbit "$RATE_MBIT" --seconds "${FLOW_SECS:-25}" --drain-seconds 15 \
 					--seed $r >/tmp/flows.out || echo "# flows $s failed"
 				sum=$(grep '"summary"' /tmp/flows.out)
 				for k in short_mean_us short_p99_us large_mean_us fct_mean_us short_n large_n launched unfinished; do
@@ -224,7 +233,7 @@ scenario_sched() {
 		ip netns exec s4 ecnsharp-flowgen serve --bind 10.0.4.1:700$((b + 1)) --tos $((b * 4)) &
 	done
 	sleep 0.3
-	T=${SCHED_SECS:-12}
+	T=${SCHED_SECS:-15}
 	third=$((T / 3))
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
@@ -242,20 +251,29 @@ scenario_sched() {
 				--cdf /test/vm/experiments/short.cdf --load 0.1 --rate-mbit "$RATE_MBIT" --seconds "$T" \
 				--drain-seconds 10 --seed $r >/tmp/flows.out &
 			fl=$!
+			# By the guest's clock: under a loaded host a loop iteration takes seconds, not one.
 			CLIENTS=
-			t=0
-			while [ $t -lt "$T" ]; do
-				if [ $((t % third)) = 0 ] && [ $((t / third)) -lt 3 ]; then
-					i=$((t / third + 1))
-					ip netns exec s$i iperf3 -c 10.9.0.2 -p 520$i -t $((T - t)) -S $(((i - 1) * 4)) -C dctcp \
-						>/dev/null 2>&1 &
+			started=0
+			b0=
+			t0=$(uptime_ms)
+			while :; do
+				now=$(($(uptime_ms) - t0))
+				if [ $started -lt 3 ] && [ $now -ge $((started * third * 1000)) ]; then
+					i=$((started + 1))
+					ip netns exec s$i iperf3 -c 10.9.0.2 -p 520$i -t $((T - started * third)) \
+						-S $(((i - 1) * 4)) -C dctcp >/dev/null 2>&1 &
 					CLIENTS="$CLIENTS $!"
+					started=$i
 				fi
-				[ $t = $((2 * third)) ] && b0=$(leaf r out | jq -c '[.bands[].bytes]') && u0=$(uptime_ms)
-				sleep 1
-				t=$((t + 1))
-				[ "$r" = 1 ] && leaf r out | jq -r --arg t $t --arg s $s \
+				# The shares once all three have run for a second, until just before the end.
+				if [ -z "$b0" ] && [ $now -ge $(((2 * third + 1) * 1000)) ]; then
+					b0=$(leaf r out | jq -c '[.bands[].bytes]')
+					u0=$(uptime_ms)
+				fi
+				[ $now -ge $((T * 1000 - 500)) ] && break
+				[ "$r" = 1 ] && leaf r out | jq -r --arg t "$(awk "BEGIN { print $now / 1000 }")" --arg s $s \
 					'"S\tsched\t3bands\t\($s)\t\($t)\t" + ([.bands[].bytes] | map(tostring) | join(","))'
+				sleep 0.5
 			done
 			b1=$(leaf r out | jq -c '[.bands[].bytes]')
 			u1=$(uptime_ms)
