@@ -58,7 +58,12 @@ pub fn line_chart(
         .draw()
         .map_err(e)?;
     for (i, s) in series.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
+        // One color per scheme across every chart; other series by position.
+        let k = crate::data::SCHEMES
+            .iter()
+            .position(|x| *x == s.name)
+            .unwrap_or(i);
+        let c = COLORS[k % COLORS.len()];
         chart
             .draw_series(LineSeries::new(
                 s.points.iter().map(|p| (p.0, p.1)),
@@ -106,7 +111,8 @@ pub fn by_variant(d: &Data, sc: &str, metric: &str, scale: f64) -> Vec<Series> {
 
 /// Sampled series of (scenario, variant), one line a scheme; values scaled.
 pub fn over_time(d: &Data, sc: &str, var: &str, scale: f64) -> Vec<Series> {
-    d.series
+    let mut v: Vec<Series> = d
+        .series
         .iter()
         .filter(|(k, _)| k.0 == sc && k.1 == var)
         .map(|(k, v)| Series {
@@ -120,7 +126,9 @@ pub fn over_time(d: &Data, sc: &str, var: &str, scale: f64) -> Vec<Series> {
                 })
                 .collect(),
         })
-        .collect()
+        .collect();
+    v.sort_by_key(|s| crate::data::SCHEMES.iter().position(|x| *x == s.name));
+    v
 }
 
 /// Per-band throughput (Mbit/s) over time from cumulative byte counters "b0,b1,b2" per second.

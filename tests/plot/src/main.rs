@@ -146,11 +146,11 @@ fn tables(d: &data::Data) -> String {
                 d,
                 sc,
                 &[
-                    (v, "goodput_mbps", "goodput"),
-                    (v, "sojourn_mean_us", "qdisc sojourn mean"),
-                    (v, "qdelay_mean_us", "sampled delay mean"),
-                    (v, "qdelay_p99_us", "sampled delay p99"),
-                    (v, "drops", "drops"),
+                    (v, "goodput_mbps", "goodput Mbit/s".into()),
+                    (v, "sojourn_mean_us", "qdisc sojourn mean".into()),
+                    (v, "qdelay_mean_us", "sampled delay mean".into()),
+                    (v, "qdelay_p99_us", "sampled delay p99".into()),
+                    (v, "drops", "drops".into()),
                 ],
             );
             t.push('\n');
@@ -161,18 +161,18 @@ fn tables(d: &data::Data) -> String {
         t += "\n## incast\n\n";
         let mut cols = Vec::new();
         for v in &vars {
-            cols.push((v.as_str(), "drops", "drops N="));
+            cols.push((v.as_str(), "drops", format!("drops N={v}")));
         }
         t += &table(d, "incast", &cols);
         let mut cols = Vec::new();
         for v in &vars {
-            cols.push((v.as_str(), "qct_mean_us", "QCT mean N="));
+            cols.push((v.as_str(), "qct_mean_us", format!("QCT mean N={v}")));
         }
         t += "\n";
         t += &table(d, "incast", &cols);
         let mut cols = Vec::new();
         for v in &vars {
-            cols.push((v.as_str(), "timeouts", "timeouts N="));
+            cols.push((v.as_str(), "timeouts", format!("timeouts N={v}")));
         }
         t += "\n";
         t += &table(d, "incast", &cols);
@@ -190,12 +190,12 @@ fn tables(d: &data::Data) -> String {
             d,
             "flows",
             &[
-                (&v, "short_mean_us", "short mean FCT"),
-                (&v, "short_p99_us", "short p99 FCT"),
-                (&v, "large_mean_us", "large mean FCT"),
-                (&v, "fct_mean_us", "all mean FCT"),
-                (&v, "short_n", "short flows"),
-                (&v, "unfinished", "unfinished"),
+                (&v, "short_mean_us", "short mean FCT".into()),
+                (&v, "short_p99_us", "short p99 FCT".into()),
+                (&v, "large_mean_us", "large mean FCT".into()),
+                (&v, "fct_mean_us", "all mean FCT".into()),
+                (&v, "short_n", "short flows".into()),
+                (&v, "unfinished", "unfinished".into()),
             ],
         );
     }
@@ -205,11 +205,11 @@ fn tables(d: &data::Data) -> String {
             d,
             "sched",
             &[
-                ("3bands", "short_mean_us", "short mean FCT"),
-                ("3bands", "short_p99_us", "short p99 FCT"),
-                ("3bands", "band0_mbps", "band 0 Mbit/s, all active"),
-                ("3bands", "band1_mbps", "band 1 Mbit/s, all active"),
-                ("3bands", "band2_mbps", "band 2 Mbit/s, all active"),
+                ("3bands", "short_mean_us", "short mean FCT".into()),
+                ("3bands", "short_p99_us", "short p99 FCT".into()),
+                ("3bands", "band0_mbps", "band 0 Mbit/s, all active".into()),
+                ("3bands", "band1_mbps", "band 1 Mbit/s, all active".into()),
+                ("3bands", "band2_mbps", "band 2 Mbit/s, all active".into()),
             ],
         );
     }

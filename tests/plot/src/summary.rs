@@ -91,11 +91,11 @@ fn short(v: f64) -> String {
     }
 }
 
-/// One Markdown table: a row per scheme, a column per (variant, metric).
-pub fn table(d: &Data, sc: &str, cols: &[(&str, &str, &str)]) -> String {
+/// One Markdown table: a row per scheme, a column per (variant, metric, header).
+pub fn table(d: &Data, sc: &str, cols: &[(&str, &str, String)]) -> String {
     let mut t = String::from("| scheme |");
-    for (var, _, label) in cols {
-        let _ = write!(t, " {label} ({var}) |");
+    for (_, _, label) in cols {
+        let _ = write!(t, " {label} |");
     }
     t.push_str("\n| --- |");
     for _ in cols {
@@ -221,7 +221,11 @@ mod tests {
         assert!(j.contains(
             "\"sojourn_mean_us\": {\"median\": 100, \"min\": 100, \"max\": 100, \"n\": 3"
         ));
-        let t = table(&d, "rtt_variation", &[("3x", "goodput_mbps", "goodput")]);
+        let t = table(
+            &d,
+            "rtt_variation",
+            &[("3x", "goodput_mbps", "goodput".into())],
+        );
         assert!(t.contains("| ecnsharp | 95 (95-95) |"), "{t}");
     }
 }
