@@ -151,6 +151,8 @@ fn tables(d: &data::Data) -> String {
                     (v, "qdelay_mean_us", "sampled delay mean".into()),
                     (v, "qdelay_p99_us", "sampled delay p99".into()),
                     (v, "drops", "drops".into()),
+                    (v, "queue_busy_pct", "queue busy %".into()),
+                    (v, "late_max_us", "shaper timer late max".into()),
                 ],
             );
             t.push('\n');

@@ -98,6 +98,13 @@ long_flows() {
 	fi
 	l=$(leaf "$qns" "$qdev")
 	result "$sc" "$var" "$scheme" "$round" drops "$(echo "$l" | jq -r .drops)"
+	# How often the queue held packets: with a backlog the shaper should be sending at RATE, so
+	# goodput well below busy x RATE means the guest did not run the dequeue in time (a loaded
+	# host descheduling the vCPUs); ecnsharp also reports how late its shaper's timer fired.
+	result "$sc" "$var" "$scheme" "$round" queue_busy_pct "$(awk '$1 >= 2.5 && $2 != "" { n++; if ($2 > 0) b++ }
+		END { if (n) printf "%d", 100 * b / n }' /tmp/queue)"
+	result "$sc" "$var" "$scheme" "$round" late_max_us "$(echo "$l" | jq -r '.late_max // empty')"
+	result "$sc" "$var" "$scheme" "$round" late_wakeups "$(echo "$l" | jq -r '.late_wakeups // empty')"
 	# The queue over time for the plots (as delay at RATE, us): round 1 only, every 100 ms.
 	[ "$round" = 1 ] && awk -v sc="$sc" -v var="$var" -v s="$scheme" -v r="$RATE_MBIT" \
 		'$1 >= nx { printf "S\t%s\t%s\t%s\t%.2f\t%d\n", sc, var, s, $1, $2 * 8 / r; nx = $1 + 0.1 }' /tmp/queue
