@@ -103,11 +103,15 @@ pub fn table(d: &Data, sc: &str, cols: &[(&str, &str, String)]) -> String {
     }
     t.push('\n');
     for scheme in d.schemes(sc) {
-        let _ = write!(t, "| {scheme} |");
-        for (var, metric, _) in cols {
-            let _ = write!(t, " {} |", cell(d.stat(sc, var, &scheme, metric)));
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|(var, metric, _)| cell(d.stat(sc, var, &scheme, metric)))
+            .collect();
+        // A scheme that did not run in these columns (a subset ran) gets no row.
+        if cells.iter().all(|c| c == "-") {
+            continue;
         }
-        t.push('\n');
+        let _ = writeln!(t, "| {scheme} | {} |", cells.join(" | "));
     }
     t
 }
