@@ -92,18 +92,29 @@ pub fn line_chart(
 
 /// Medians over rounds of one metric against the scenario's numeric variant, one line a scheme.
 pub fn by_variant(d: &Data, sc: &str, metric: &str, scale: f64) -> Vec<Series> {
+    let vars = d.variants(sc);
+    let xs: Vec<f64> = vars.iter().map(|v| num(v)).collect();
+    let span =
+        xs.iter().copied().fold(f64::MIN, f64::max) - xs.iter().copied().fold(f64::MAX, f64::min);
     d.schemes(sc)
         .into_iter()
-        .map(|scheme| Series {
-            points: d
-                .variants(sc)
+        .map(|scheme| {
+            // Each scheme a little apart on x, so that the min-max bars do not hide each other.
+            let k = crate::data::SCHEMES
                 .iter()
-                .filter_map(|v| {
-                    let s = d.stat(sc, v, &scheme, metric)?;
-                    Some((num(v), s.median * scale, s.min * scale, s.max * scale))
-                })
-                .collect(),
-            name: scheme,
+                .position(|x| *x == scheme)
+                .unwrap_or(0);
+            let dx = (k as f64 - 2.5) * span.max(1.0) * 0.006;
+            Series {
+                points: vars
+                    .iter()
+                    .filter_map(|v| {
+                        let s = d.stat(sc, v, &scheme, metric)?;
+                        Some((num(v) + dx, s.median * scale, s.min * scale, s.max * scale))
+                    })
+                    .collect(),
+                name: scheme,
+            }
         })
         .filter(|s| !s.points.is_empty())
         .collect()
