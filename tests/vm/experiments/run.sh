@@ -179,7 +179,8 @@ scenario_incast() {
 			b1=$!
 			ip netns exec s4 iperf3 -c 10.9.0.2 -p 5204 -t 600 -C dctcp >/dev/null 2>&1 &
 			b4=$!
-			sleep 2
+			# Past the background flows' slow start, whose drops would count against the first N.
+			sleep 8
 			for n in ${INCAST_FANOUTS:-4 8 16 32 48}; do
 				d0=$(leaf r out | jq -r .drops)
 				t0=$(tcp_timeouts)
