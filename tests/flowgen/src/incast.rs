@@ -17,6 +17,9 @@ pub struct Incast {
     pub max: u64,
     pub seed: u64,
     pub gap: Duration,
+    /// A response that stalls this long fails (and its connection is not used again), so a
+    /// wedged connection cannot hold the whole sweep.
+    pub timeout: Duration,
 }
 
 pub fn run(c: &Incast) -> Result<(), String> {
@@ -25,6 +28,8 @@ pub fn run(c: &Incast) -> Result<(), String> {
         let a = &c.servers[w % c.servers.len()];
         let s = TcpStream::connect(a).map_err(|e| format!("connect {a}: {e}"))?;
         let _ = s.set_nodelay(true);
+        s.set_read_timeout(Some(c.timeout))
+            .map_err(|e| format!("read timeout: {e}"))?;
         conns.push(s);
     }
     // Both barriers include the main thread: it releases a query and waits for its end.
@@ -37,13 +42,21 @@ pub fn run(c: &Incast) -> Result<(), String> {
         let (start, end, tx) = (start.clone(), end.clone(), tx.clone());
         let (queries, seed, min, max) = (c.queries, c.seed, c.min, c.max);
         threads.push(std::thread::spawn(move || {
+            // After a failure the rest of that response may still arrive: the connection is
+            // out of step and sits out the later queries (still meeting the barriers).
+            let mut broken = false;
             for q in 0..queries {
                 let size = Rng::new(seed, (q as u64) << 20 | w as u64).range(min, max);
                 start.wait();
                 let t0 = epoch.elapsed().as_secs_f64();
-                let r = wire::request(&mut s, size)
-                    .and_then(|()| wire::read_response(&mut s, size))
-                    .map_err(|e| e.to_string());
+                let r = if broken {
+                    Err("connection failed in an earlier query".to_string())
+                } else {
+                    wire::request(&mut s, size)
+                        .and_then(|()| wire::read_response(&mut s, size))
+                        .map_err(|e| e.to_string())
+                };
+                broken |= r.is_err();
                 let t1 = epoch.elapsed().as_secs_f64();
                 let _ = tx.send((q, t0, t1, r));
                 end.wait();

@@ -3,6 +3,7 @@
 //!   ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
 //!   ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min B] [--max B]
 //!                           [--seed S] [--gap-ms MS]
+//!                           [--timeout-s S]
 //!   ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D]
 //!                          [--seed S] [--cdf FILE]
 //!
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 const USAGE: &str = "usage: ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
-       ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS]
+       ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S]
        ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--seed S] [--cdf FILE]
        ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE";
 
@@ -84,6 +85,7 @@ fn run(argv: &[String]) -> Result<(), String> {
                 max: a.num("max", Some(60000))?,
                 seed: a.num("seed", Some(1))?,
                 gap: Duration::from_millis(a.num("gap-ms", Some(200))?),
+                timeout: Duration::from_secs(a.num("timeout-s", Some(60))?),
             };
             if c.fanout == 0 || c.min > c.max {
                 return Err("--fanout must be >= 1 and --min <= --max".into());
@@ -169,6 +171,34 @@ mod tests {
             "0.3",
         ]))
         .unwrap();
+    }
+
+    #[test]
+    fn a_stalled_response_fails_its_query_and_the_sweep_goes_on() {
+        // A server that reads requests and never answers.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for c in l.incoming() {
+                held.push(c.unwrap());
+            }
+        });
+        let e = run(&s(&[
+            "incast",
+            "--servers",
+            &addr,
+            "--fanout",
+            "2",
+            "--queries",
+            "2",
+            "--gap-ms",
+            "0",
+            "--timeout-s",
+            "1",
+        ]))
+        .unwrap_err();
+        assert!(e.contains("4 responses failed"), "{e}");
     }
 
     #[test]
