@@ -4,6 +4,8 @@
 #                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
 #   make tools           only the tools (for a machine without a Rust-enabled kernel)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
+#   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~30 min):
+#                        docs/results/ (summary, tables, plots); not part of make check
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
@@ -46,13 +48,14 @@ TOOLS_DIR ?= target/release
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
 TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
-# The bench's own hostile-input tool (tests/nlfuzz), shipped into the guest only.
-BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
+# The bench's own tools, shipped into the guest only: hostile inputs (tests/nlfuzz) and the
+# experiments' flow generator (tests/flowgen).
+BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecnsharp-flowgen
 
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo deps kernel kernel-debug bench-artifacts \
+.PHONY: all module tools completions check soak demo experiments deps kernel kernel-debug bench-artifacts \
 	module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
@@ -103,6 +106,7 @@ bench-artifacts:
 	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
 	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
 	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
+	@cp target/release/ecnsharp-flowgen "$(BENCH_OUT)/tools/ecnsharp-flowgen"
 	@# What make install would install, staged (DESTDIR) for the guest's install suite.
 	@$(MAKE) -s completions >/dev/null
 	@rm -rf "$(BENCH_OUT)/stage"
@@ -166,6 +170,9 @@ dkms-remove:
 
 demo:
 	@tests/demo.sh
+
+experiments:
+	@tests/experiments.sh
 
 deps:
 	@tests/vm/deps.sh

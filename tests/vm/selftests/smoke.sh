@@ -47,6 +47,32 @@ diag "receiver InECT0Pkts: $ect0_before -> $ect0_after"
 check "ECN negotiated: receiver saw ECT(0) packets" gt "$((ect0_after - ect0_before))" 1000
 check "tc -s qdisc show counts the transfer" stats_count
 check "tc -s -j qdisc show is valid JSON" stats_json
+
+# The experiments' flow generator (tests/flowgen, make experiments): synchronized queries over
+# real TCP, and the rtnetlink queue sampler reading this kernel's qdisc dump.
+flowgen_incast() {
+	ip netns exec rcv ecnsharp-flowgen serve --bind 10.0.0.2:7000 &
+	_srv=$!
+	sleep 0.3
+	ip netns exec snd ecnsharp-flowgen incast --servers 10.0.0.2:7000 --fanout 4 --queries 2 \
+		--gap-ms 0 >/tmp/flowgen.out
+	_rc=$?
+	kill $_srv
+	cat /tmp/flowgen.out
+	[ $_rc = 0 ] && grep '"summary"' /tmp/flowgen.out | jq -e '.queries == 2 and .failed == 0 and .qct_mean_us > 0'
+}
+flowgen_sample() {
+	touch /tmp/flowgen.run
+	(sleep 0.5 && rm -f /tmp/flowgen.run) &
+	ip netns exec snd ecnsharp-flowgen sample --dev veth-s --interval-ms 20 --stop /tmp/flowgen.run \
+		>/tmp/flowgen.out || return 1
+	head -n 3 /tmp/flowgen.out
+	# "seconds backlog qlen drops" lines, the drops those tc reports for the root.
+	_drops=$(tc -n snd -s -j qdisc show dev veth-s | jq -r '.[0].drops')
+	[ -s /tmp/flowgen.out ] && awk -v d="$_drops" 'NF != 4 || $4 != d { exit 1 }' /tmp/flowgen.out
+}
+check "flowgen: 2 incast queries of 4 responses complete" flowgen_incast
+check "flowgen: the queue sampler reads the root qdisc over rtnetlink" flowgen_sample
 net_teardown
 
 ktap_end

@@ -1,0 +1,109 @@
+//! `incast`: FANOUT persistent connections (round robin over the servers) answer QUERIES
+//! synchronized queries, each response of a size uniform in [min, max]; the query completes when
+//! the last response has arrived (query completion time, QCT).
+
+use crate::rng::Rng;
+use crate::stats::{json, mean, percentile};
+use crate::wire;
+use std::net::TcpStream;
+use std::sync::{mpsc, Arc, Barrier};
+use std::time::{Duration, Instant};
+
+pub struct Incast {
+    pub servers: Vec<String>,
+    pub fanout: usize,
+    pub queries: usize,
+    pub min: u64,
+    pub max: u64,
+    pub seed: u64,
+    pub gap: Duration,
+    /// A response that stalls this long fails (and its connection is not used again), so a
+    /// wedged connection cannot hold the whole sweep.
+    pub timeout: Duration,
+}
+
+pub fn run(c: &Incast) -> Result<(), String> {
+    let mut conns = Vec::new();
+    for w in 0..c.fanout {
+        let a = &c.servers[w % c.servers.len()];
+        let s = TcpStream::connect(a).map_err(|e| format!("connect {a}: {e}"))?;
+        let _ = s.set_nodelay(true);
+        s.set_read_timeout(Some(c.timeout))
+            .map_err(|e| format!("read timeout: {e}"))?;
+        conns.push(s);
+    }
+    // Both barriers include the main thread: it releases a query and waits for its end.
+    let start = Arc::new(Barrier::new(c.fanout + 1));
+    let end = Arc::new(Barrier::new(c.fanout + 1));
+    let epoch = Instant::now();
+    let (tx, rx) = mpsc::channel::<(usize, f64, f64, Result<(), String>)>();
+    let mut threads = Vec::new();
+    for (w, mut s) in conns.into_iter().enumerate() {
+        let (start, end, tx) = (start.clone(), end.clone(), tx.clone());
+        let (queries, seed, min, max) = (c.queries, c.seed, c.min, c.max);
+        threads.push(std::thread::spawn(move || {
+            // After a failure the rest of that response may still arrive: the connection is
+            // out of step and sits out the later queries (still meeting the barriers).
+            let mut broken = false;
+            for q in 0..queries {
+                let size = Rng::new(seed, (q as u64) << 20 | w as u64).range(min, max);
+                start.wait();
+                let t0 = epoch.elapsed().as_secs_f64();
+                let r = if broken {
+                    Err("connection failed in an earlier query".to_string())
+                } else {
+                    wire::request(&mut s, size)
+                        .and_then(|()| wire::read_response(&mut s, size))
+                        .map_err(|e| e.to_string())
+                };
+                broken |= r.is_err();
+                let t1 = epoch.elapsed().as_secs_f64();
+                let _ = tx.send((q, t0, t1, r));
+                end.wait();
+            }
+        }));
+    }
+    drop(tx);
+    let mut qcts = Vec::new();
+    let mut failed = 0;
+    for q in 0..c.queries {
+        start.wait();
+        end.wait();
+        let mut first = f64::MAX;
+        let mut last = 0f64;
+        for _ in 0..c.fanout {
+            let (qq, t0, t1, r) = rx.recv().map_err(|e| e.to_string())?;
+            debug_assert_eq!(qq, q);
+            if let Err(e) = r {
+                eprintln!("flowgen incast: query {q}: {e}");
+                failed += 1;
+            }
+            first = first.min(t0);
+            last = last.max(t1);
+        }
+        let qct = (last - first) * 1e6;
+        println!(
+            "{{\"query\":{q},\"fanout\":{},\"qct_us\":{qct:.0}}}",
+            c.fanout
+        );
+        qcts.push(qct);
+        std::thread::sleep(c.gap);
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+    let mut sorted = qcts.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "{{\"summary\":\"incast\",\"fanout\":{},\"queries\":{},\"failed\":{failed},\"qct_mean_us\":{},\"qct_p50_us\":{},\"qct_max_us\":{}}}",
+        c.fanout,
+        c.queries,
+        json(mean(&qcts)),
+        json(percentile(&sorted, 50.0)),
+        json(sorted.last().copied())
+    );
+    if failed > 0 {
+        return Err(format!("{failed} responses failed"));
+    }
+    Ok(())
+}
