@@ -4,6 +4,8 @@
 #                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
 #   make tools           only the tools (for a machine without a Rust-enabled kernel)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
+#   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
+#                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
@@ -52,7 +54,7 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo deps kernel kernel-debug bench-artifacts \
+.PHONY: all module tools completions check soak demo bench deps kernel kernel-debug bench-artifacts \
 	module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
@@ -166,6 +168,11 @@ dkms-remove:
 
 demo:
 	@tests/demo.sh
+
+BENCH_ROUNDS ?= 15
+BENCH_COUNT ?= 200000
+bench:
+	@tests/bench.sh $(BENCH_ROUNDS) $(BENCH_COUNT)
 
 deps:
 	@tests/vm/deps.sh

@@ -780,11 +780,13 @@ mod tests {
         assert_eq!(e.scheduler().bands(), 1);
     }
 
-    /// The qdisc's private area holds the engine: keep it within 4 KiB.
+    /// The qdisc's private area holds the engine: 4 KiB of state and counters plus the 16
+    /// bands' sojourn histograms (3.2 KiB); within 7.25 KiB, `struct Qdisc`, the shim's part and
+    /// the FIFOs still fit the one 8 KiB slab object the kernel allocates for the qdisc.
     #[test]
     fn size_budget() {
         let size = core::mem::size_of::<Engine>();
-        assert!(size <= 4_096, "{size}");
+        assert!(size <= 7_424, "{size}");
     }
 
     #[test]

@@ -47,6 +47,36 @@ check "class xstats: band number and marks by cause present" sh -c \
 check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xstats)" sh -c \
 	"[ \"\$(/usr/sbin/tc -s class show dev $Q)\" = \"\$(ecnsharp-tc -s class show dev $Q)\" ]"
 
+# ---- The sojourn histogram of a class: N packets of 500 bytes queued at once behind a shaper at
+# 10 Mbit/s leave 0.4 ms apart, so their sojourns spread evenly up to about N * 0.4 ms (80 ms);
+# the histogram counts each sent packet once, and p99 is read from its buckets.
+tc qdisc replace dev $Q root handle 1: ecnsharp bands 3 rate 10mbit
+send_udp "skb_priority 0"
+H=$(ecnsharp-tc -s -j class show dev $Q | jq -c '.[] | select(.handle == "1:2")')
+diag "class 1:2: packets $(echo "$H" | jq .packets) sojourn max $(echo "$H" | jq .sojourn_max)us p50 $(echo "$H" | jq .sojourn_p50)us p99 $(echo "$H" | jq .sojourn_p99)us"
+diag "class 1:2 histogram: $(echo "$H" | jq -c '[.sojourn_hist[] | [.ge_ns, .packets]]')"
+check "histogram: its counts add up to the class's $N packets" \
+	test "$(echo "$H" | jq '[.sojourn_hist[].packets] | add')" = "$N"
+check "histogram: the other classes recorded nothing" sh -c \
+	"ecnsharp-tc -s -j class show dev $Q | jq -e '[.[] | select(.handle != \"1:2\") | .sojourn_hist | length] == [0, 0] and ([.[] | select(.handle != \"1:2\") | .sojourn_p99] == [null, null])' >/dev/null"
+# p99 as the buckets give it: the upper edge of the bucket holding packet ceil(0.99 N), capped by
+# the maximum (JSON times are whole microseconds).
+p99_us=$(echo "$H" | jq '.sojourn_p99')
+want_us=$(echo "$H" | jq --argjson n $N '
+	.sojourn_max as $max
+	| (($n * 99 + 99) / 100 | floor) as $rank
+	| [foreach .sojourn_hist[] as $b (0; . + $b.packets; [., $b])]
+	| map(select(.[0] >= $rank)) | first | .[1]
+	| ([(.lt_ns // ($max * 1000)), $max * 1000] | min) / 1000 | . + 0.5 | floor')
+check "histogram: p99 ($p99_us us) is the upper edge of the bucket of rank 99% ($want_us us)" \
+	sh -c "d=$((p99_us - want_us)); [ \${d#-} -le 1 ]"
+# 0.99 * 200 * 500 B at 10 Mbit/s = 79.2 ms, in the bucket [67.1 ms, 100.7 ms).
+check "histogram: p99 lies in the bucket of 79 ms, [67.1 ms, 100.7 ms)" \
+	sh -c "[ $p99_us -ge 67108 ] && [ $p99_us -le 100663 ]"
+check "histogram: p50 is below p99" sh -c "[ $(echo "$H" | jq .sojourn_p50) -lt $p99_us ]"
+check "text: ecnsharp-tc -s class show prints the percentiles" sh -c \
+	"ecnsharp-tc -s class show dev $Q | grep -q '^   sojourn p50 .* p99 .* hist '"
+
 # ---- Filters steer before the priomap; skb->priority naming a class selects it.
 # A fresh qdisc (replace on an ecnsharp would be a change, keeping the counters).
 tc qdisc del dev $Q root
