@@ -158,7 +158,9 @@ impl QdiscOps for EcnSharp {
             Some(opt) => Self::parse(&Config::DEFAULT, opt, extack)?,
             None => Config::DEFAULT,
         };
-        self.engine = Engine::new_seeded(&cfg, net_sched::random_u32(), sch.mtu());
+        // In place: the engine is too large to build on the stack and copy.
+        self.engine
+            .init_seeded(&cfg, net_sched::random_u32(), sch.mtu());
         sch.set_classes(u32::from(cfg.bands));
         Ok(())
     }

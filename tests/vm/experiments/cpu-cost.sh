@@ -71,6 +71,7 @@ use_module() {
 	LOADED=$1
 }
 
+RUN_N=0
 # run CASE: one pktgen run through CASE; prints its packets per second.
 run() {
 	case $1 in
@@ -87,7 +88,21 @@ run() {
 		"udp_dst_min 9" "udp_dst_max 9"; do
 		echo "$c" >$PG/$DEV || { echo "pktgen refused: $c" >&2; return 1; }
 	done
+	# pktgen returns once its last packet is freed: a qdisc that holds packets would hang the
+	# bench, so a watchdog stops it (the count check below then fails the run).
+	RUN_N=$((RUN_N + 1))
+	flag=/tmp/cpu-cost-running.$RUN_N
+	: >$flag
+	(
+		i=0
+		while [ $i -lt 300 ] && [ -e $flag ]; do
+			sleep 1
+			i=$((i + 1))
+		done
+		[ -e $flag ] && echo stop >$PG/pgctrl
+	) &
 	echo start >$PG/pgctrl
+	rm -f $flag
 	pps=$(sed -n 's/.* \([0-9][0-9]*\)pps .*/\1/p' $PG/$DEV)
 	# Every packet went through the qdisc: sent by it, none dropped (a stray packet of the
 	# stack's may add one).
@@ -124,7 +139,9 @@ while [ "$r" -le "$ROUNDS" ]; do
 	done
 	line="round $r:"
 	for c in $order; do
-		pps=$(run "$c") || { echo "cpu-cost: $c failed"; exit 1; }
+		# Not in $(...): run keeps which module is loaded in this shell.
+		run "$c" >/tmp/cpu-cost.pps || { echo "cpu-cost: $c failed"; exit 1; }
+		pps=$(cat /tmp/cpu-cost.pps)
 		echo "$r $c $pps" >>/tmp/cpu-cost
 		line="$line $c=$pps"
 	done
