@@ -83,10 +83,11 @@ run() {
 	echo "rem_device_all" >$PG/kpktgend_0
 	echo "rem_device_all" >$PG/kpktgend_1 2>/dev/null
 	echo "add_device $DEV" >$PG/kpktgend_0 || return 1
-	for c in "count $COUNT" "pkt_size 64" "delay 0" "clone_skb 0" "burst 1" \
+	# (Not "c": run shares the caller's variables.)
+	for cmd in "count $COUNT" "pkt_size 64" "delay 0" "clone_skb 0" "burst 1" \
 		"xmit_mode queue_xmit" "dst 10.9.0.2" "dst_mac 02:00:00:00:00:02" \
 		"udp_dst_min 9" "udp_dst_max 9"; do
-		echo "$c" >$PG/$DEV || { echo "pktgen refused: $c" >&2; return 1; }
+		echo "$cmd" >$PG/$DEV || { echo "pktgen refused: $cmd" >&2; return 1; }
 	done
 	# pktgen returns once its last packet is freed: a qdisc that holds packets would hang the
 	# bench, so a watchdog stops it (the count check below then fails the run).
