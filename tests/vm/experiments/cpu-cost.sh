@@ -94,14 +94,7 @@ run() {
 	RUN_N=$((RUN_N + 1))
 	flag=/tmp/cpu-cost-running.$RUN_N
 	: >$flag
-	(
-		i=0
-		while [ $i -lt 300 ] && [ -e $flag ]; do
-			sleep 1
-			i=$((i + 1))
-		done
-		[ -e $flag ] && echo stop >$PG/pgctrl
-	) &
+	(sleep 300 && [ -e $flag ] && echo stop >$PG/pgctrl) &
 	echo start >$PG/pgctrl
 	rm -f $flag
 	pps=$(sed -n 's/.* \([0-9][0-9]*\)pps .*/\1/p' $PG/$DEV)
