@@ -94,7 +94,9 @@ run() {
 	RUN_N=$((RUN_N + 1))
 	flag=/tmp/cpu-cost-running.$RUN_N
 	: >$flag
-	(sleep 300 && [ -e $flag ] && echo stop >$PG/pgctrl) &
+	# Not our child: a child of this shell exiting while "start" runs would interrupt it
+	# (pktgen stops when the writer has a signal pending), so it is left to init.
+	( (sleep 300 && [ -e $flag ] && echo stop >$PG/pgctrl) & )
 	echo start >$PG/pgctrl
 	rm -f $flag
 	pps=$(sed -n 's/.* \([0-9][0-9]*\)pps .*/\1/p' $PG/$DEV)
