@@ -135,8 +135,15 @@ while [ "$r" -le "$ROUNDS" ]; do
 	done
 	line="round $r:"
 	for c in $order; do
-		# Not in $(...): run keeps which module is loaded in this shell.
-		run "$c" >/tmp/cpu-cost.pps || { echo "cpu-cost: $c failed"; exit 1; }
+		# Not in $(...): run keeps which module is loaded in this shell. A run that pktgen ended
+		# early (now and then under a loaded host it stops with a tenth sent, cause not found)
+		# is run again, at most twice, and said so.
+		tries=1
+		until run "$c" >/tmp/cpu-cost.pps; do
+			[ $tries -ge 3 ] && { echo "cpu-cost: $c failed $tries times"; exit 1; }
+			echo "cpu-cost: $c: run again"
+			tries=$((tries + 1))
+		done
 		pps=$(cat /tmp/cpu-cost.pps)
 		echo "$r $c $pps" >>/tmp/cpu-cost
 		line="$line $c=$pps"
