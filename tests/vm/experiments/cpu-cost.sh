@@ -78,8 +78,10 @@ run() {
 	*@*) use_module "${1#*@}" || return 1 ;;
 	ecnsharp_*) use_module "" || return 1 ;;
 	esac
+	# A new qdisc each run (replace would change one left by a failed run, counters and all).
+	tc qdisc del dev $DEV root 2>/dev/null
 	# shellcheck disable=SC2046
-	tc qdisc replace dev $DEV root handle 1: $(qdisc_args "$1") || return 1
+	tc qdisc add dev $DEV root handle 1: $(qdisc_args "$1") || return 1
 	echo "rem_device_all" >$PG/kpktgend_0
 	echo "rem_device_all" >$PG/kpktgend_1 2>/dev/null
 	echo "add_device $DEV" >$PG/kpktgend_0 || return 1
