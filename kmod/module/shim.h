@@ -58,8 +58,8 @@ struct ecnsharp_shim_ops {
 /*
  * Where the fields the data path reads and writes on every packet lie, in bytes from the start
  * of their struct, so that Rust reaches them with a load or a store instead of an out-of-line
- * call each (a call per field cost the module about a fifth of its packet rate: docs/results/
- * bench.md). shim.c fills it with offsetof() at registration, checking each field's size.
+ * call each (docs/results/bench.md measures what the calls cost). shim.c fills it with
+ * offsetof() at registration, checking each field's size.
  */
 struct ecnsharp_shim_layout {
 	/* From a struct Qdisc of ours. */

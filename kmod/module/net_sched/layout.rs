@@ -2,8 +2,7 @@
 
 //! The fields the data path touches on every packet, reached through the offsets the shim
 //! computed (`struct ecnsharp_shim_layout`, shim.h) with a load or a store each instead of an
-//! out-of-line call each: a dozen such calls per packet cost the module about a fifth of its
-//! packet rate against `prio` (docs/results/bench.md).
+//! out-of-line call each (a dozen per packet before; docs/results/bench.md).
 
 use crate::bindings;
 use core::ffi::c_ulong;
