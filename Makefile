@@ -6,6 +6,8 @@
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~30 min):
 #                        docs/results/ (summary, tables, plots); not part of make check
+#   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
+#                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
@@ -56,6 +58,7 @@ MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
 .PHONY: all module tools completions check soak demo experiments deps kernel kernel-debug bench-artifacts \
+.PHONY: all module tools completions check soak demo bench deps kernel kernel-debug bench-artifacts \
 	module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
@@ -173,6 +176,10 @@ demo:
 
 experiments:
 	@tests/experiments.sh
+BENCH_ROUNDS ?= 15
+BENCH_COUNT ?= 200000
+bench:
+	@tests/bench.sh $(BENCH_ROUNDS) $(BENCH_COUNT)
 
 deps:
 	@tests/vm/deps.sh

@@ -13,8 +13,8 @@ use crate::config::Config;
 use crate::ecn::Ecn;
 use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, Head, PacketInfo, PacketNote};
 use crate::net_sched::{
-    self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbFifo,
-    SkbRef, ToFree,
+    self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbCb,
+    SkbFifo, SkbRef, ToFree,
 };
 use crate::uapi;
 use kernel::init::Zeroable;
@@ -102,11 +102,17 @@ impl EcnSharp {
         };
         match verdict {
             EnqueueVerdict::Queue { band, mark, note } => {
-                if !mark.is_empty() {
-                    skb.set_ce();
-                }
-                skb.set_enqueue_time(net_sched::now_ns());
-                skb.set_note(note.bits());
+                // A packet set_ce marked is CE; one it did not is as it came.
+                let ecn = if !mark.is_empty() && skb.set_ce() {
+                    Ecn::Ce
+                } else {
+                    info.ecn()
+                };
+                skb.set_cb(SkbCb {
+                    enqueue_time: net_sched::now_ns(),
+                    note: note.bits(),
+                    ecn: ecn.bits(),
+                });
                 self.fifos[band.index()].push(skb);
                 Ok(len)
             }
@@ -152,7 +158,9 @@ impl QdiscOps for EcnSharp {
             Some(opt) => Self::parse(&Config::DEFAULT, opt, extack)?,
             None => Config::DEFAULT,
         };
-        self.engine = Engine::new_seeded(&cfg, net_sched::random_u32(), sch.mtu());
+        // In place: the engine is too large to build on the stack and copy.
+        self.engine
+            .init_seeded(&cfg, net_sched::random_u32(), sch.mtu());
         sch.set_classes(u32::from(cfg.bands));
         Ok(())
     }
@@ -220,6 +228,12 @@ impl QdiscOps for EcnSharp {
     }
 
     fn dequeue(&mut self, sch: &mut Qdisc<'_>) -> Option<Skb> {
+        // The stack calls dequeue until it returns nothing: that call needs no clock (and
+        // forgets a promise, as the loop below would).
+        if self.engine.qlen() == 0 {
+            self.promised = 0;
+            return None;
+        }
         let now = net_sched::now_ns();
         let mut drops = 0;
         // Each turn returns, or drops a packet and counts it, so the loop ends.
@@ -236,11 +250,13 @@ impl QdiscOps for EcnSharp {
             };
             let fifo = &mut self.fifos[band.index()];
             let mut skb = fifo.pop()?;
+            let cb = skb.cb();
             let head = Head {
                 len: head_len,
-                enqueued_at: skb.enqueue_time(),
-                ecn: skb.dsfield().map_or(Ecn::NotEct, Ecn::from_dsfield),
-                note: PacketNote::from_bits(skb.note()),
+                enqueued_at: cb.enqueue_time,
+                // As enqueue left it: nothing else changes a queued packet's header.
+                ecn: Ecn::from_dsfield(cb.ecn),
+                note: PacketNote::from_bits(cb.note),
             };
             let next_head_len = fifo.head_len();
             let verdict =

@@ -38,6 +38,8 @@ pub mod config;
 pub mod ecn;
 #[path = "../src/engine/mod.rs"]
 pub mod engine;
+#[path = "../src/histogram.rs"]
+pub mod histogram;
 #[path = "../src/instantaneous.rs"]
 pub mod instantaneous;
 #[path = "../src/marker.rs"]

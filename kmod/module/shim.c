@@ -37,10 +37,55 @@ struct ecnsharp_shim_priv {
 struct ecnsharp_skb_cb {
 	u64 enqueue_time;
 	u8 note;
+	u8 ecn;
 };
 
 static const struct ecnsharp_shim_ops *rust_ops;
 static unsigned long rust_offset;
+
+struct ecnsharp_shim_layout ecnsharp_shim_layout __read_mostly;
+
+/* The size of a field, for the checks of ecnsharp_fill_layout(). */
+#define FIELD_SIZE(type, member) sizeof(((type *)0)->member)
+
+/* What Rust reads through ecnsharp_shim_layout: each field of the size Rust reads it as. */
+static void ecnsharp_fill_layout(void)
+{
+	struct ecnsharp_shim_layout *l = &ecnsharp_shim_layout;
+	unsigned long cb = offsetof(struct sk_buff, cb);
+	unsigned long data = cb + offsetof(struct qdisc_skb_cb, data);
+
+	BUILD_BUG_ON(FIELD_SIZE(struct Qdisc, q.qlen) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct Qdisc, qstats.backlog) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct Qdisc, handle) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct sk_buff, next) != sizeof(void *));
+	BUILD_BUG_ON(FIELD_SIZE(struct sk_buff, priority) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct sk_buff, head) != sizeof(void *));
+	/* skb_end_pointer() is head + end where end is an offset (NET_SKBUFF_DATA_USES_OFFSET). */
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_64BIT));
+	BUILD_BUG_ON(FIELD_SIZE(struct sk_buff, end) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct qdisc_skb_cb, pkt_len) != 4);
+	BUILD_BUG_ON(FIELD_SIZE(struct skb_shared_info, gso_size) != 2);
+	/* The enqueue time is read as an aligned u64. */
+	BUILD_BUG_ON((offsetof(struct sk_buff, cb) + offsetof(struct qdisc_skb_cb, data) +
+		      offsetof(struct ecnsharp_skb_cb, enqueue_time)) % 8);
+	/* qdisc_priv() is &sch->privdata. */
+	l->qdisc_state = offsetof(struct Qdisc, privdata) + rust_offset;
+	l->qdisc_qlen = offsetof(struct Qdisc, q.qlen);
+	l->qdisc_backlog = offsetof(struct Qdisc, qstats.backlog);
+	l->qdisc_handle = offsetof(struct Qdisc, handle);
+	l->qdisc_filters = offsetof(struct Qdisc, privdata) +
+			   offsetof(struct ecnsharp_shim_priv, filter_list);
+	l->skb_next = offsetof(struct sk_buff, next);
+	l->skb_priority = offsetof(struct sk_buff, priority);
+	l->skb_head = offsetof(struct sk_buff, head);
+	l->skb_end = offsetof(struct sk_buff, end);
+	l->skb_pkt_len = cb + offsetof(struct qdisc_skb_cb, pkt_len);
+	l->skb_time = data + offsetof(struct ecnsharp_skb_cb, enqueue_time);
+	l->skb_note = data + offsetof(struct ecnsharp_skb_cb, note);
+	l->skb_ecn = data + offsetof(struct ecnsharp_skb_cb, ecn);
+	l->shinfo_gso_size = offsetof(struct skb_shared_info, gso_size);
+}
 
 static int ecnsharp_init(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
@@ -186,6 +231,7 @@ int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
 	size = rust_offset + rust_priv_size;
 	if (size > INT_MAX || strscpy(ecnsharp_qdisc_ops.id, id, IFNAMSIZ) < 0)
 		return -EINVAL;
+	ecnsharp_fill_layout();
 	rust_ops = ops;
 	ecnsharp_qdisc_ops.priv_size = size;
 	ecnsharp_qdisc_ops.enqueue = ops->enqueue;
@@ -204,21 +250,6 @@ void ecnsharp_shim_unregister(void)
 	unregister_qdisc(&ecnsharp_qdisc_ops);
 }
 
-void *ecnsharp_shim_priv(struct Qdisc *sch)
-{
-	return (char *)qdisc_priv(sch) + rust_offset;
-}
-
-unsigned int ecnsharp_shim_qlen(const struct Qdisc *sch)
-{
-	return sch->q.qlen;
-}
-
-unsigned int ecnsharp_shim_backlog(const struct Qdisc *sch)
-{
-	return sch->qstats.backlog;
-}
-
 unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch)
 {
 	return psched_mtu(qdisc_dev(sch));
@@ -227,12 +258,6 @@ unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch)
 unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch)
 {
 	return qdisc_dev(sch)->tx_queue_len;
-}
-
-void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len)
-{
-	sch->qstats.backlog += len;
-	sch->q.qlen++;
 }
 
 void ecnsharp_shim_enqueued_many(struct Qdisc *sch, unsigned int n, unsigned int len)
@@ -371,11 +396,6 @@ unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb)
 	return qdisc_pkt_len(skb);
 }
 
-unsigned int ecnsharp_shim_skb_priority(const struct sk_buff *skb)
-{
-	return skb->priority;
-}
-
 int ecnsharp_shim_skb_dsfield(struct sk_buff *skb)
 {
 	return skb_get_dsfield(skb);
@@ -386,31 +406,6 @@ int ecnsharp_shim_skb_set_ce(struct sk_buff *skb)
 	return INET_ECN_set_ce(skb);
 }
 
-static struct ecnsharp_skb_cb *ecnsharp_cb(const struct sk_buff *skb)
-{
-	return (struct ecnsharp_skb_cb *)qdisc_skb_cb(skb)->data;
-}
-
-unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb)
-{
-	return ecnsharp_cb(skb)->enqueue_time;
-}
-
-void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t)
-{
-	ecnsharp_cb(skb)->enqueue_time = t;
-}
-
-unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb)
-{
-	return ecnsharp_cb(skb)->note;
-}
-
-void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note)
-{
-	ecnsharp_cb(skb)->note = note;
-}
-
 void ecnsharp_shim_skb_free(struct sk_buff *skb)
 {
 	kfree_skb_reason(skb, SKB_DROP_REASON_QDISC_DROP);
@@ -419,11 +414,6 @@ void ecnsharp_shim_skb_free(struct sk_buff *skb)
 void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb)
 {
 	rtnl_kfree_skbs(skb, skb);
-}
-
-int ecnsharp_shim_skb_is_gso(const struct sk_buff *skb)
-{
-	return skb_is_gso(skb);
 }
 
 /*
@@ -451,29 +441,6 @@ struct sk_buff *ecnsharp_shim_skb_list_pop(struct sk_buff **list)
 
 	if (skb) {
 		*list = skb->next;
-		skb_mark_not_on_list(skb);
-	}
-	return skb;
-}
-
-void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb)
-{
-	skb->next = NULL;
-	if (fifo->tail)
-		fifo->tail->next = skb;
-	else
-		fifo->head = skb;
-	fifo->tail = skb;
-}
-
-struct sk_buff *ecnsharp_shim_fifo_pop(struct ecnsharp_shim_fifo *fifo)
-{
-	struct sk_buff *skb = fifo->head;
-
-	if (skb) {
-		fifo->head = skb->next;
-		if (!fifo->head)
-			fifo->tail = NULL;
 		skb_mark_not_on_list(skb);
 	}
 	return skb;

@@ -12,7 +12,7 @@
 #define ECNSHARP_SHIM_H
 
 /* Bumped when a prototype below changes meaning. */
-#define ECNSHARP_SHIM_ABI 5
+#define ECNSHARP_SHIM_ABI 6
 
 /* Enqueue return values (NET_XMIT_*); shim.c checks them against the kernel's. */
 #define ECNSHARP_SHIM_NET_XMIT_SUCCESS 0
@@ -55,6 +55,35 @@ struct ecnsharp_shim_ops {
 	int (*dump_class_stats)(struct Qdisc *sch, unsigned long cl, struct gnet_dump *d);
 };
 
+/*
+ * Where the fields the data path reads and writes on every packet lie, in bytes from the start
+ * of their struct, so that Rust reaches them with a load or a store instead of an out-of-line
+ * call each (docs/results/bench.md measures what the calls cost). shim.c fills it with
+ * offsetof() at registration, checking each field's size.
+ */
+struct ecnsharp_shim_layout {
+	/* From a struct Qdisc of ours. */
+	unsigned long qdisc_state;	/* the Rust state (qdisc_priv() + its offset) */
+	unsigned long qdisc_qlen;	/* __u32 q.qlen */
+	unsigned long qdisc_backlog;	/* __u32 qstats.backlog */
+	unsigned long qdisc_handle;	/* __u32 handle */
+	unsigned long qdisc_filters;	/* struct tcf_proto __rcu * of the shim's private part */
+	/* From a struct sk_buff. */
+	unsigned long skb_next;		/* struct sk_buff *next */
+	unsigned long skb_priority;	/* __u32 priority */
+	unsigned long skb_head;		/* unsigned char *head */
+	unsigned long skb_end;		/* sk_buff_data_t end: an offset from head (64-bit) */
+	unsigned long skb_pkt_len;	/* __u32 qdisc_skb_cb(skb)->pkt_len */
+	unsigned long skb_time;		/* u64 enqueue time in the qdisc's part of the cb */
+	unsigned long skb_note;		/* u8 the qdisc's note, beside it */
+	unsigned long skb_ecn;		/* u8 the ECN field as the qdisc left it, beside it */
+	/* From the struct skb_shared_info at head + end. */
+	unsigned long shinfo_gso_size;	/* unsigned short gso_size */
+};
+
+/* Filled before the qdisc kind is registered, never written again. */
+extern struct ecnsharp_shim_layout ecnsharp_shim_layout;
+
 /* A FIFO of skbs linked through skb->next; all-zero is the empty FIFO. */
 struct ecnsharp_shim_fifo {
 	struct sk_buff *head;
@@ -68,12 +97,8 @@ int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
 void ecnsharp_shim_unregister(void);
 
 /* The qdisc. */
-void *ecnsharp_shim_priv(struct Qdisc *sch);
-unsigned int ecnsharp_shim_qlen(const struct Qdisc *sch);
-unsigned int ecnsharp_shim_backlog(const struct Qdisc *sch);
 unsigned int ecnsharp_shim_mtu(const struct Qdisc *sch);
 unsigned int ecnsharp_shim_tx_queue_len(const struct Qdisc *sch);
-void ecnsharp_shim_enqueued(struct Qdisc *sch, unsigned int len);
 void ecnsharp_shim_dequeued(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_removed(struct Qdisc *sch, const struct sk_buff *skb);
 void ecnsharp_shim_overlimit(struct Qdisc *sch);
@@ -94,20 +119,12 @@ struct sk_buff *ecnsharp_shim_peeked(struct Qdisc *sch);
 
 /* Packets. */
 unsigned int ecnsharp_shim_skb_len(const struct sk_buff *skb);
-unsigned int ecnsharp_shim_skb_priority(const struct sk_buff *skb);
 int ecnsharp_shim_skb_dsfield(struct sk_buff *skb);
 int ecnsharp_shim_skb_set_ce(struct sk_buff *skb);
-unsigned long long ecnsharp_shim_skb_time(const struct sk_buff *skb);
-void ecnsharp_shim_skb_set_time(struct sk_buff *skb, unsigned long long t);
-unsigned char ecnsharp_shim_skb_note(const struct sk_buff *skb);
-void ecnsharp_shim_skb_set_note(struct sk_buff *skb, unsigned char note);
 void ecnsharp_shim_skb_free(struct sk_buff *skb);
 void ecnsharp_shim_skb_free_rtnl(struct sk_buff *skb);
-int ecnsharp_shim_skb_is_gso(const struct sk_buff *skb);
 struct sk_buff *ecnsharp_shim_gso_segment(struct sk_buff *skb);
 struct sk_buff *ecnsharp_shim_skb_list_pop(struct sk_buff **list);
-void ecnsharp_shim_fifo_push(struct ecnsharp_shim_fifo *fifo, struct sk_buff *skb);
-struct sk_buff *ecnsharp_shim_fifo_pop(struct ecnsharp_shim_fifo *fifo);
 
 /* Netlink. */
 const void *ecnsharp_shim_nla_data(const struct nlattr *nla);

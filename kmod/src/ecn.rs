@@ -14,6 +14,17 @@ pub enum Ecn {
 }
 
 impl Ecn {
+    /// The codepoint as the low two bits of a DS field byte ([`Ecn::from_dsfield`] of it is
+    /// `self`).
+    pub const fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
+
     /// The codepoint in the low two bits of a DS field byte.
     pub const fn from_dsfield(dsfield: u8) -> Ecn {
         match dsfield & 0b11 {

@@ -14,6 +14,7 @@
 //! - Shaping: [`token_bucket`]. Classification: [`classify`].
 //! - Configuration: [`config`] (one validated parameter set), [`uapi`] (netlink attribute numbers
 //!   and the xstats layout shared with the helper and the tc plugin), [`options`] (tc-style text).
+//! - [`histogram`]: the per-band sojourn histogram behind the p50/p99 the front ends show.
 //! - [`engine`]: the per-qdisc state the kernel glue drives from enqueue and dequeue, and
 //!   [`xstats`], its statistics in the uapi layout.
 //! - [`report`]: what the front ends show of a qdisc, its options and xstats as JSON and text.
@@ -33,6 +34,7 @@ pub mod classify;
 pub mod config;
 pub mod ecn;
 pub mod engine;
+pub mod histogram;
 pub mod instantaneous;
 pub mod marker;
 pub mod options;

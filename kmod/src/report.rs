@@ -13,6 +13,7 @@ use core::fmt::{self, Write};
 
 use crate::config::{ClassifyMode, Config, ControlLaw, NonEctPolicy, QueueUnit, SchedKind};
 use crate::ecn::MarkCause;
+use crate::histogram::{bucket_bounds, SojournHist};
 use crate::options::ConfigText;
 use crate::uapi::{Xstats, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS};
 
@@ -340,6 +341,9 @@ pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
     if h.kind == XSTATS_KIND_CLASS {
         if let Some(b) = x.bands().first() {
             band_json(first_band(h), b, h, sink);
+            if let Some(hist) = &x.hist {
+                hist_json(&hist.hist(), b.sojourn_max_ns, sink);
+            }
         }
         return;
     }
@@ -358,6 +362,57 @@ pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
         sink.end_object();
     }
     sink.end_array();
+}
+
+/// Percentiles the front ends show: per mille, text name, JSON key.
+pub const PERCENTILES: [(u32, &str, &str); 2] =
+    [(500, "p50", "sojourn_p50"), (990, "p99", "sojourn_p99")];
+
+/// A class's sojourn percentiles (`sojourn_p50`, `sojourn_p99`: `null` before the first packet)
+/// and its non-empty buckets, `sojourn_hist`: `[{"ge_ns":8192,"lt_ns":12288,"packets":98},...]`
+/// (edges in ns, exact; `lt_ns` `null` for the last bucket).
+fn hist_json(hist: &SojournHist, max_ns: u64, sink: &mut impl JsonSink) {
+    let num = |v: u64, unit| Value::Number(Number::new(v, unit));
+    for (permille, _, key) in PERCENTILES {
+        let v = hist
+            .percentile(permille, max_ns)
+            .map_or(Value::Null, |ns| num(ns, Unit::Nanos));
+        sink.value(Some(key), v);
+    }
+    sink.begin_array("sojourn_hist");
+    for (b, &count) in hist.counts.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let (lower, upper) = bucket_bounds(b);
+        sink.begin_object(None);
+        sink.value(Some("ge_ns"), num(lower, Unit::Count));
+        let upper = upper.map_or(Value::Null, |u| num(u, Unit::Count));
+        sink.value(Some("lt_ns"), upper);
+        sink.value(Some("packets"), num(count.into(), Unit::Packets));
+        sink.end_object();
+    }
+    sink.end_array();
+}
+
+/// A class's sojourn line: `   sojourn p50 12.2us p99 1ms hist 8.1us+ 98 1ms+ 2`, each bucket
+/// named by its lower edge.
+fn hist_text(f: &mut fmt::Formatter<'_>, hist: &SojournHist, max_ns: u64) -> fmt::Result {
+    let time = |ns| HumanTime(Number::new(ns, Unit::Nanos));
+    f.write_str("\n   sojourn")?;
+    for (permille, name, _) in PERCENTILES {
+        match hist.percentile(permille, max_ns) {
+            Some(ns) => write!(f, " {name} {}", time(ns))?,
+            None => write!(f, " {name} -")?,
+        }
+    }
+    f.write_str(" hist")?;
+    for (b, &count) in hist.counts.iter().enumerate() {
+        if count != 0 {
+            write!(f, " {}+ {count}", time(bucket_bounds(b).0))?;
+        }
+    }
+    Ok(())
 }
 
 /// The band of a header's first record.
@@ -481,8 +536,12 @@ impl fmt::Display for XstatsText<'_> {
         let h = &self.0.header;
         if h.kind == XSTATS_KIND_CLASS {
             // tc has printed the class line and its counters: the band's own lines follow.
-            return match self.0.bands().first() {
-                Some(b) => band_text(f, first_band(h), b, h, "  "),
+            let Some(b) = self.0.bands().first() else {
+                return Ok(());
+            };
+            band_text(f, first_band(h), b, h, "  ")?;
+            return match &self.0.hist {
+                Some(hist) => hist_text(f, &hist.hist(), b.sojourn_max_ns),
                 None => Ok(()),
             };
         }

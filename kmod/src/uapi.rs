@@ -12,6 +12,9 @@ use crate::config::{
     ClassifyMode, Config, ConfigError, ControlLaw, Modes, NonEctPolicy, QueueUnit, SchedKind,
     DEFAULT_QUANTUM,
 };
+use crate::histogram::{
+    SojournHist, SOJOURN_BUCKETS, SOJOURN_FIRST_EDGE_NS, SOJOURN_STEPS_PER_OCTAVE,
+};
 
 /// A `&'static CStr` from a literal ending in NUL; used in const context only.
 const fn cstr(s: &'static str) -> &'static CStr {
@@ -888,14 +891,100 @@ pub struct XstatsBand {
     pub drops_config: u64,
 }
 
+/// The sojourn histogram of a class's band, after its record in a class's xstats
+/// ([`XSTATS_KIND_CLASS`]): the buckets of [`crate::histogram`], described by their parameters
+/// so that a reader can tell a layout it does not know. `#[repr(C)]`, no implicit padding.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XstatsHist {
+    /// Buckets that follow ([`SOJOURN_BUCKETS`]).
+    pub buckets: u32,
+    /// Upper edge of bucket 0 in ns ([`SOJOURN_FIRST_EDGE_NS`]).
+    pub first_edge_ns: u32,
+    /// Buckets per octave after bucket 0 ([`SOJOURN_STEPS_PER_OCTAVE`]).
+    pub steps_per_octave: u32,
+    /// Zero.
+    pub reserved: u32,
+    /// Packets per bucket.
+    pub counts: [u32; SOJOURN_BUCKETS],
+}
+
+impl XstatsHist {
+    /// The record of `hist`.
+    pub const fn new(hist: &SojournHist) -> XstatsHist {
+        XstatsHist {
+            buckets: SOJOURN_BUCKETS as u32,
+            first_edge_ns: SOJOURN_FIRST_EDGE_NS,
+            steps_per_octave: SOJOURN_STEPS_PER_OCTAVE,
+            reserved: 0,
+            counts: hist.counts,
+        }
+    }
+
+    /// The histogram it carries.
+    pub const fn hist(&self) -> SojournHist {
+        SojournHist {
+            counts: self.counts,
+        }
+    }
+
+    /// The record as bytes, field by field.
+    pub fn to_bytes(&self) -> [u8; XSTATS_HIST_SIZE] {
+        let mut rec = [0u8; XSTATS_HIST_SIZE];
+        let mut p = Put(rec.iter_mut());
+        for v in [
+            self.buckets,
+            self.first_edge_ns,
+            self.steps_per_octave,
+            self.reserved,
+        ] {
+            p.u32(v);
+        }
+        for v in self.counts {
+            p.u32(v);
+        }
+        rec
+    }
+
+    /// The histogram at the start of `src`, or `None` if `src` holds none, or one with other
+    /// buckets than ours (a newer layout: this reader shows no percentiles rather than wrong ones).
+    pub fn from_bytes(src: &[u8]) -> Option<XstatsHist> {
+        let rec = src.get(..XSTATS_HIST_SIZE)?;
+        let mut g = Get(rec);
+        let (buckets, first_edge_ns, steps_per_octave, reserved) =
+            (g.u32(), g.u32(), g.u32(), g.u32());
+        if buckets != SOJOURN_BUCKETS as u32
+            || first_edge_ns != SOJOURN_FIRST_EDGE_NS
+            || steps_per_octave != SOJOURN_STEPS_PER_OCTAVE
+        {
+            return None;
+        }
+        let mut counts = [0u32; SOJOURN_BUCKETS];
+        for c in counts.iter_mut() {
+            *c = g.u32();
+        }
+        Some(XstatsHist {
+            buckets,
+            first_edge_ns,
+            steps_per_octave,
+            reserved,
+            counts,
+        })
+    }
+}
+
+/// Size of [`XstatsHist`] in bytes.
+pub const XSTATS_HIST_SIZE: usize = 16 + 4 * SOJOURN_BUCKETS;
+const _: [(); XSTATS_HIST_SIZE] = [(); core::mem::size_of::<XstatsHist>()];
+
 /// Size of [`XstatsHeader`] in bytes.
 pub const XSTATS_HEADER_SIZE: usize = 88;
 /// Size of [`XstatsBand`] in bytes.
 pub const XSTATS_BAND_SIZE: usize = 160;
 /// Most bytes [`encode_xstats`] writes.
 pub const XSTATS_MAX_SIZE: usize = XSTATS_HEADER_SIZE + MAX_BANDS * XSTATS_BAND_SIZE;
-/// Bytes of a class's xstats: the header and one record.
-pub const CLASS_XSTATS_SIZE: usize = XSTATS_HEADER_SIZE + XSTATS_BAND_SIZE;
+/// Bytes of a class's xstats: the header, one record and its sojourn histogram.
+pub const CLASS_XSTATS_SIZE: usize = XSTATS_HEADER_SIZE + XSTATS_BAND_SIZE + XSTATS_HIST_SIZE;
 
 /// What one `RTM_NEWQDISC` of an ecnsharp qdisc may take, stats included: the kernel builds
 /// notifications (`tc monitor`, the reply to a change) and `tc qdisc show dev X` replies in one
@@ -1125,6 +1214,8 @@ pub struct Xstats {
     pub header: XstatsHeader,
     /// One record per band; only the first `header.bands` were sent.
     pub bands: [XstatsBand; MAX_BANDS],
+    /// A class's sojourn histogram, after its record (none from older writers).
+    pub hist: Option<XstatsHist>,
 }
 
 impl Xstats {
@@ -1197,7 +1288,11 @@ pub fn decode_xstats(src: &[u8]) -> Result<Xstats, XstatsError> {
     let mut out = Xstats {
         header,
         bands: [XstatsBand::default(); MAX_BANDS],
+        hist: None,
     };
+    if header.kind == XSTATS_KIND_CLASS {
+        out.hist = src.get(end..).and_then(XstatsHist::from_bytes);
+    }
     if band_size > 0 {
         for (slot, rec) in out.bands.iter_mut().zip(records.chunks_exact(band_size)) {
             *slot = XstatsBand::from_bytes(rec);

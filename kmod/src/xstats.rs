@@ -6,7 +6,10 @@
 use crate::band::Band;
 use crate::engine::Engine;
 use crate::time::Nanos;
-use crate::uapi::{encode_xstats_with, EncodeError, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS};
+use crate::uapi::{
+    encode_xstats_with, EncodeError, XstatsBand, XstatsHeader, XstatsHist, XSTATS_HIST_SIZE,
+    XSTATS_KIND_CLASS,
+};
 
 impl Engine {
     /// The qdisc-wide part of the xstats at time `now`.
@@ -57,7 +60,8 @@ impl Engine {
     }
 
     /// Writes the xstats of class `band` (`tc -s class show`): the header, marked as a class's,
-    /// and that band's record. Needs [`crate::uapi::CLASS_XSTATS_SIZE`] bytes.
+    /// that band's record and its sojourn histogram. Needs [`crate::uapi::CLASS_XSTATS_SIZE`]
+    /// bytes.
     pub fn encode_class_xstats(
         &self,
         now: Nanos,
@@ -69,7 +73,15 @@ impl Engine {
             first_band: u32::try_from(band.index()).unwrap_or(0),
             ..self.xstats_header(now)
         };
-        encode_xstats_with(&header, 1, |_| self.xstats_band(band), out)
+        let len = encode_xstats_with(&header, 1, |_| self.xstats_band(band), out)?;
+        let hist = XstatsHist::new(&self.band_stats(band).sojourn_hist).to_bytes();
+        let end = len
+            .checked_add(XSTATS_HIST_SIZE)
+            .ok_or(EncodeError::NoSpace)?;
+        out.get_mut(len..end)
+            .ok_or(EncodeError::NoSpace)?
+            .copy_from_slice(&hist);
+        Ok(end)
     }
 
     /// Writes the xstats of the bands in use into `out`; returns the length.
@@ -166,6 +178,36 @@ mod tests {
             text.starts_with("  enqueued 1 packets 0 bytes 0b qlen 1p backlog 700b\n   drops"),
             "{text}"
         );
-        assert_eq!(text.lines().count(), 3);
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.ends_with("\n   sojourn p50 - p99 - hist"), "{text}");
+        assert_eq!(x.hist.map(|h| h.hist().total()), Some(0));
+
+        // Sent after 10 us: counted in the 8192-12288 ns bucket, the percentiles capped by the
+        // maximum.
+        let v = e.dequeue(10_007, band, 700, 7, crate::ecn::Ecn::Ect0, None);
+        assert!(matches!(v, DequeueVerdict::Send { .. }));
+        let n = e.encode_class_xstats(20_000, band, &mut buf).unwrap();
+        let x = decode_xstats(&buf[..n]).unwrap();
+        let hist = x.hist.unwrap().hist();
+        assert_eq!(
+            (
+                hist.total(),
+                hist.counts[crate::histogram::bucket_of(10_000)]
+            ),
+            (1, 1)
+        );
+        let text = format!("{}", XstatsText(&x));
+        assert!(
+            text.ends_with("\n   sojourn p50 10us p99 10us hist 8.1us+ 1"),
+            "{text}"
+        );
+        // A writer without the histogram (before it existed): none decoded.
+        let old = decode_xstats(&buf[..n - crate::uapi::XSTATS_HIST_SIZE]).unwrap();
+        assert_eq!(old.hist, None);
+        assert_eq!(format!("{}", XstatsText(&old)).lines().count(), 3);
+        // A histogram of other buckets than ours: not shown rather than misread.
+        let mut other = buf;
+        other[n - crate::uapi::XSTATS_HIST_SIZE] ^= 1;
+        assert_eq!(decode_xstats(&other[..n]).unwrap().hist, None);
     }
 }

@@ -12,7 +12,8 @@ use std::process::{Command, Stdio};
 use ecnsharp::band::MAX_BANDS;
 use ecnsharp::config::Modes;
 use ecnsharp::ecn::MarkCause;
-use ecnsharp::uapi::{self, Attr, XstatsBand, XstatsHeader};
+use ecnsharp::histogram::SOJOURN_BUCKETS;
+use ecnsharp::uapi::{self, Attr, XstatsBand, XstatsHeader, XstatsHist};
 
 fn include_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../include/uapi")
@@ -55,6 +56,10 @@ fn header_fields() -> Vec<(&'static str, usize)> {
         rate_bps, throttled, drops, marks, late_wakeups, late_max_ns, kind, first_band)
 }
 
+fn hist_fields() -> Vec<(&'static str, usize)> {
+    offsets!(XstatsHist; buckets, first_edge_ns, steps_per_octave, reserved, counts)
+}
+
 fn band_fields() -> Vec<(&'static str, usize)> {
     offsets!(XstatsBand; packets, bytes, qlen, backlog, drops_limit, drops_nonect, marks,
         marks_by_cause, ce_already, nonect_passed, sojourn_max_ns, sojourn_sum_ns, marking_state,
@@ -78,7 +83,7 @@ fn constants() -> Vec<(String, u64)> {
         .into_iter()
         .zip(Attr::ALL.iter().map(|a| *a as u64))
         .collect();
-    let named: [(&str, u64); 26] = [
+    let named: [(&str, u64); 27] = [
         ("TCA_ECNSHARP_MAX", uapi::TCA_ECNSHARP_MAX.into()),
         ("__TCA_ECNSHARP_MAX", u64::from(uapi::TCA_ECNSHARP_MAX) + 1),
         ("TC_ECNSHARP_MAX_BANDS", MAX_BANDS as u64),
@@ -120,6 +125,7 @@ fn constants() -> Vec<(String, u64)> {
             uapi::XSTATS_KIND_CLASS.into(),
         ),
         ("TC_ECNSHARP_CAUSES", MarkCause::ALL.len() as u64),
+        ("TC_ECNSHARP_HIST_BUCKETS", SOJOURN_BUCKETS as u64),
     ];
     // The five flags are all the flags there are.
     let all = named[3..8].iter().fold(0, |acc, (_, v)| acc | v);
@@ -216,6 +222,10 @@ fn every_identifier_is_checked_and_every_field_listed() {
         struct_fields(&text, "tc_ecnsharp_xstats_band"),
         names(band_fields())
     );
+    assert_eq!(
+        struct_fields(&text, "tc_ecnsharp_xstats_hist"),
+        names(hist_fields())
+    );
 }
 
 /// The C compiler asserts every value, size and offset against the Rust ones.
@@ -238,6 +248,11 @@ fn c_compiler_agrees() {
             "tc_ecnsharp_xstats_band",
             size_of::<XstatsBand>(),
             band_fields(),
+        ),
+        (
+            "tc_ecnsharp_xstats_hist",
+            size_of::<XstatsHist>(),
+            hist_fields(),
         ),
     ] {
         assert(

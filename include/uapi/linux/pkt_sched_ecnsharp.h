@@ -148,4 +148,23 @@ struct tc_ecnsharp_xstats_band {
 	__u64	drops_config;		/* removed by a configuration change */
 };
 
+/*
+ * A class's xstats (kind TC_ECNSHARP_XSTATS_KIND_CLASS) end with the sojourn histogram of its
+ * band: a struct tc_ecnsharp_xstats_hist right after the one band record (at header_size +
+ * band_size; absent from writers older than it). Bucket 0 counts the sent packets whose sojourn
+ * was below first_edge_ns; then every octave [first_edge_ns << k, first_edge_ns << (k + 1)) is
+ * split into steps_per_octave equal buckets; the last bucket has no upper edge. With 1024 ns,
+ * 2 steps and 50 buckets the edges are 1024, 1536, 2048, 3072, ... 2^34 ns. When a count would
+ * wrap, every count of the band is halved (the percentiles stay).
+ */
+#define TC_ECNSHARP_HIST_BUCKETS	50
+
+struct tc_ecnsharp_xstats_hist {
+	__u32	buckets;		/* TC_ECNSHARP_HIST_BUCKETS */
+	__u32	first_edge_ns;		/* upper edge of bucket 0 */
+	__u32	steps_per_octave;	/* buckets per octave after bucket 0 */
+	__u32	reserved;		/* zero */
+	__u32	counts[TC_ECNSHARP_HIST_BUCKETS];	/* packets per bucket */
+};
+
 #endif /* _UAPI_LINUX_PKT_SCHED_ECNSHARP_H */

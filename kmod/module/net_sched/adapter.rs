@@ -2,6 +2,7 @@
 
 //! The [`QdiscOps`] trait, the C callbacks that call it, and the registration of a qdisc kind.
 
+use super::layout::{field, layout};
 use super::netlink::{ExtAck, NlAttr};
 use super::qdisc::{Context, Enqueued, EnqueuedKind, Qdisc, ToFree};
 use super::skb::{Skb, SkbRef};
@@ -102,7 +103,7 @@ impl<T: QdiscOps> Adapter<T> {
         // SAFETY: for a qdisc of this kind the shim returns the start of the `T` area, which
         // the kernel zero-filled (a valid `T`, as `T: Zeroable`) and which is suitably aligned
         // (`register` passed the alignment); exclusivity is the caller's promise.
-        unsafe { &mut *bindings::ecnsharp_shim_priv(sch).cast::<T>() }
+        unsafe { &mut *field::<_, T>(sch, layout().qdisc_state) }
     }
 
     /// `Qdisc_ops.init`: RTNL held, the qdisc not yet visible to the data path.
@@ -190,8 +191,15 @@ impl<T: QdiscOps> Adapter<T> {
         let this = unsafe { Self::state(sch) };
         match this.enqueue(&mut q, skb, &mut to_free).0 {
             EnqueuedKind::Queued(len) => {
-                // SAFETY: valid, locked qdisc.
-                unsafe { bindings::ecnsharp_shim_enqueued(sch, len) };
+                let l = layout();
+                // SAFETY: valid qdisc whose `q.qlen` and `qstats.backlog` are u32s, written
+                // under the root lock as `qdisc_enqueue_tail` does.
+                unsafe {
+                    let backlog = field::<_, u32>(sch, l.qdisc_backlog);
+                    *backlog = (*backlog).wrapping_add(len);
+                    let qlen = field::<_, u32>(sch, l.qdisc_qlen);
+                    *qlen = (*qlen).wrapping_add(1);
+                }
                 bindings::ECNSHARP_SHIM_NET_XMIT_SUCCESS as c_int
             }
             EnqueuedKind::Segments {
@@ -313,7 +321,7 @@ impl<T: QdiscOps> Adapter<T> {
     unsafe extern "C" fn destroy(sch: *mut bindings::Qdisc) {
         // SAFETY: the qdisc is going away: nothing else references its state, which is a valid
         // `T`; it is never used again after being dropped here (the stack frees the memory).
-        unsafe { core::ptr::drop_in_place(bindings::ecnsharp_shim_priv(sch).cast::<T>()) }
+        unsafe { core::ptr::drop_in_place(field::<_, T>(sch, layout().qdisc_state)) }
     }
 
     /// `Qdisc_ops.dump`: RTNL held; the tree lock keeps the data path out while we read.

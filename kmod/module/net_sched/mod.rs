@@ -14,6 +14,7 @@
 //! could become `kernel::net::sched`; the C it needs is in `shim.c`.
 
 mod adapter;
+mod layout;
 mod netlink;
 mod qdisc;
 mod skb;
@@ -22,7 +23,7 @@ pub use adapter::{QdiscOps, Registration};
 pub use netlink::{ExtAck, NlAttr};
 pub use adapter::ClassStats;
 pub use qdisc::{Enqueued, FilterVerdict, Qdisc, ToFree};
-pub use skb::{Skb, SkbFifo, SkbList, SkbRef};
+pub use skb::{Skb, SkbCb, SkbFifo, SkbList, SkbRef};
 
 use crate::bindings;
 

@@ -4,6 +4,7 @@
 //!
 //! C header: [`include/net/sch_generic.h`](srctree/include/net/sch_generic.h).
 
+use super::layout::{field, layout};
 use super::skb::Skb;
 use crate::bindings;
 use core::marker::PhantomData;
@@ -69,14 +70,14 @@ impl<'a> Qdisc<'a> {
 
     /// `sch->q.qlen`: packets queued, including one a parent's peek parked.
     pub fn qlen(&self) -> u32 {
-        // SAFETY: the qdisc is valid (type invariant).
-        unsafe { bindings::ecnsharp_shim_qlen(self.as_ptr()) }
+        // SAFETY: the qdisc is valid (type invariant); `q.qlen` is a u32.
+        unsafe { *field::<_, u32>(self.as_ptr(), layout().qdisc_qlen) }
     }
 
     /// `sch->qstats.backlog`, in bytes.
     pub fn backlog(&self) -> u32 {
-        // SAFETY: the qdisc is valid (type invariant).
-        unsafe { bindings::ecnsharp_shim_backlog(self.as_ptr()) }
+        // SAFETY: the qdisc is valid (type invariant); `qstats.backlog` is a u32.
+        unsafe { *field::<_, u32>(self.as_ptr(), layout().qdisc_backlog) }
     }
 
     /// Declares the qdisc's classes: `classes` of them, minor numbers 1 to `classes`, for
@@ -89,7 +90,31 @@ impl<'a> Qdisc<'a> {
 
     /// What the qdisc's tc filters say of `skb` (or its `priority`, when that names one of our
     /// classes). Enqueue only (RCU-bh read side and root lock, as the stack calls it).
+    #[inline]
     pub fn classify(&mut self, skb: &Skb) -> FilterVerdict {
+        // The two common verdicts without a call, as the shim would reach them: a priority
+        // naming one of our classes, and no filter attached.
+        let l = layout();
+        let priority = skb.priority();
+        // SAFETY: the qdisc is valid (type invariant); `handle` is a u32, and the shim's
+        // `filter_list` a pointer that filters change under RTNL: only tested against null
+        // here (as `rcu_access_pointer`), the shim dereferences it under RCU.
+        let (handle, no_filters) = unsafe {
+            (
+                *field::<_, u32>(self.as_ptr(), l.qdisc_handle),
+                core::ptr::read_volatile(field::<_, *const u8>(self.as_ptr(), l.qdisc_filters))
+                    .is_null(),
+            )
+        };
+        if priority & 0xffff_0000 == handle {
+            return match priority & 0xffff {
+                0 => FilterVerdict::None,
+                minor => FilterVerdict::Class(minor),
+            };
+        }
+        if no_filters {
+            return FilterVerdict::None;
+        }
         // SAFETY: the qdisc and skb are valid (type invariants); enqueue runs in the stack's
         // rcu_read_lock_bh section, which the filter list's RCU needs.
         let v = unsafe { bindings::ecnsharp_shim_classify(skb.as_ptr(), self.as_ptr()) };

@@ -7,6 +7,7 @@
 //! handed back to the stack, or freed: dropping an [`Skb`] frees it, and [`SkbFifo`] frees what it
 //! still holds when it is dropped.
 
+use super::layout::{field, layout};
 use crate::bindings;
 use core::ptr::NonNull;
 
@@ -48,15 +49,17 @@ impl Skb {
     }
 
     /// Length for queue accounting (`qdisc_pkt_len`: the wire length, size tables applied).
+    #[inline]
     pub fn pkt_len(&self) -> u32 {
-        // SAFETY: by the type invariant the skb is valid.
-        unsafe { bindings::ecnsharp_shim_skb_len(self.as_ptr()) }
+        // SAFETY: by the type invariant the skb is valid; `qdisc_skb_cb(skb)->pkt_len` is a u32.
+        unsafe { *field::<_, u32>(self.as_ptr(), layout().skb_pkt_len) }
     }
 
     /// `skb->priority`.
+    #[inline]
     pub fn priority(&self) -> u32 {
-        // SAFETY: by the type invariant the skb is valid.
-        unsafe { bindings::ecnsharp_shim_skb_priority(self.as_ptr()) }
+        // SAFETY: by the type invariant the skb is valid; `priority` is a u32.
+        unsafe { *field::<_, u32>(self.as_ptr(), layout().skb_priority) }
     }
 
     /// The DS field (DSCP and ECN bits) of an IPv4 or IPv6 packet, or `None` for other protocols
@@ -74,34 +77,48 @@ impl Skb {
         unsafe { bindings::ecnsharp_shim_skb_set_ce(self.as_ptr()) != 0 }
     }
 
-    /// The enqueue time kept in the qdisc control block.
-    pub fn enqueue_time(&self) -> u64 {
-        // SAFETY: by the type invariant the skb is valid.
-        unsafe { bindings::ecnsharp_shim_skb_time(self.as_ptr()) }
+    /// What the qdisc keeps in the control block of a queued packet: the enqueue time, its own
+    /// note, and the ECN field as it left it (nothing else changes a queued packet, so dequeue
+    /// need not parse the header again).
+    #[inline]
+    pub fn cb(&self) -> SkbCb {
+        let l = layout();
+        // SAFETY: by the type invariant the skb is valid; the qdisc's part of its control block
+        // holds an aligned u64 and two bytes at these offsets (shim.c, struct ecnsharp_skb_cb).
+        unsafe {
+            SkbCb {
+                enqueue_time: *field::<_, u64>(self.as_ptr(), l.skb_time),
+                note: *field::<_, u8>(self.as_ptr(), l.skb_note),
+                ecn: *field::<_, u8>(self.as_ptr(), l.skb_ecn),
+            }
+        }
     }
 
-    /// Stores the enqueue time in the qdisc control block.
-    pub fn set_enqueue_time(&mut self, now_ns: u64) {
-        // SAFETY: by the type invariant the skb is valid and ours to modify.
-        unsafe { bindings::ecnsharp_shim_skb_set_time(self.as_ptr(), now_ns) }
+    /// Stores [`Skb::cb`].
+    #[inline]
+    pub fn set_cb(&mut self, cb: SkbCb) {
+        let l = layout();
+        // SAFETY: as in `cb`, and the skb is ours to modify.
+        unsafe {
+            *field::<_, u64>(self.as_ptr(), l.skb_time) = cb.enqueue_time;
+            *field::<_, u8>(self.as_ptr(), l.skb_note) = cb.note;
+            *field::<_, u8>(self.as_ptr(), l.skb_ecn) = cb.ecn;
+        }
     }
 
-    /// The qdisc's own bits kept in the control block beside the enqueue time.
-    pub fn note(&self) -> u8 {
-        // SAFETY: by the type invariant the skb is valid.
-        unsafe { bindings::ecnsharp_shim_skb_note(self.as_ptr()) }
-    }
-
-    /// Stores the qdisc's own bits in the control block.
-    pub fn set_note(&mut self, note: u8) {
-        // SAFETY: by the type invariant the skb is valid and ours to modify.
-        unsafe { bindings::ecnsharp_shim_skb_set_note(self.as_ptr(), note) }
-    }
-
-    /// Whether this is a GSO super-packet (several segments in one skb).
+    /// Whether this is a GSO super-packet (several segments in one skb): `skb_is_gso`.
+    #[inline]
     pub fn is_gso(&self) -> bool {
-        // SAFETY: by the type invariant the skb is valid.
-        unsafe { bindings::ecnsharp_shim_skb_is_gso(self.as_ptr()) != 0 }
+        let l = layout();
+        let skb = self.as_ptr();
+        // SAFETY: by the type invariant the skb is valid; `skb_shinfo(skb)` is at `head + end`
+        // (`end` a u32 offset on 64-bit, checked by shim.c) and its `gso_size` is a u16.
+        unsafe {
+            let head = *field::<_, *const u8>(skb, l.skb_head);
+            let end = *field::<_, u32>(skb, l.skb_end);
+            let shinfo = head.add(end as usize);
+            *field::<_, u16>(shinfo, l.shinfo_gso_size) != 0
+        }
     }
 
     /// Segments a GSO packet in software (`skb_gso_segment`, for the device's features), each
@@ -124,6 +141,17 @@ impl Skb {
         // SAFETY: we own the only reference; `rtnl_kfree_skbs` takes it.
         unsafe { bindings::ecnsharp_shim_skb_free_rtnl(self.into_raw()) }
     }
+}
+
+/// The qdisc's part of a queued packet's control block ([`Skb::cb`]).
+#[derive(Clone, Copy)]
+pub struct SkbCb {
+    /// When it was queued (`CLOCK_MONOTONIC` ns).
+    pub enqueue_time: u64,
+    /// The qdisc's own bits.
+    pub note: u8,
+    /// The DS field's ECN bits as the qdisc left them.
+    pub ecn: u8,
 }
 
 impl Drop for Skb {
@@ -198,29 +226,50 @@ unsafe impl Send for SkbFifo {}
 
 impl SkbFifo {
     /// Appends a packet.
+    #[inline]
     pub fn push(&mut self, skb: Skb) {
-        // SAFETY: the FIFO is valid by its invariant and takes over the only reference to `skb`.
+        let next = layout().skb_next;
+        let skb = skb.into_raw();
+        // SAFETY: `skb` is valid and now ours alone, and so is the tail, if any (FIFO invariant);
+        // `next` is their `struct sk_buff *next`.
         // INVARIANT: the chain now ends at this skb, owned by the FIFO.
-        unsafe { bindings::ecnsharp_shim_fifo_push(&mut self.fifo, skb.into_raw()) }
+        unsafe {
+            *field::<_, *mut bindings::sk_buff>(skb, next) = core::ptr::null_mut();
+            if self.fifo.tail.is_null() {
+                self.fifo.head = skb;
+            } else {
+                *field::<_, *mut bindings::sk_buff>(self.fifo.tail, next) = skb;
+            }
+        }
+        self.fifo.tail = skb;
     }
 
     /// Removes the first packet.
+    #[inline]
     pub fn pop(&mut self) -> Option<Skb> {
-        // SAFETY: the FIFO is valid by its invariant.
-        let ptr = unsafe { bindings::ecnsharp_shim_fifo_pop(&mut self.fifo) };
-        // SAFETY: a popped skb is valid, unlinked, and its only reference is now ours.
-        unsafe { Skb::from_raw(ptr) }
+        let head = NonNull::new(self.fifo.head)?;
+        // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant), whose
+        // `next` is at this offset; unlinked as `skb_mark_not_on_list` does.
+        // INVARIANT: the chain now starts at the old head's successor, or is empty.
+        unsafe {
+            let next = field::<_, *mut bindings::sk_buff>(head.as_ptr(), layout().skb_next);
+            self.fifo.head = *next;
+            *next = core::ptr::null_mut();
+        }
+        if self.fifo.head.is_null() {
+            self.fifo.tail = core::ptr::null_mut();
+        }
+        // SAFETY: the popped skb is valid, unlinked, and its only reference is now ours.
+        unsafe { Skb::from_raw(head.as_ptr()) }
     }
 
     /// The length of the first packet, without removing it.
+    #[inline]
     pub fn head_len(&self) -> Option<u32> {
-        let head = self.fifo.head;
-        if head.is_null() {
-            None
-        } else {
-            // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant).
-            Some(unsafe { bindings::ecnsharp_shim_skb_len(head) })
-        }
+        let head = NonNull::new(self.fifo.head)?;
+        // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant); its
+        // `qdisc_skb_cb(skb)->pkt_len` is a u32.
+        Some(unsafe { *field::<_, u32>(head.as_ptr(), layout().skb_pkt_len) })
     }
 
     /// The first packet, left in place.

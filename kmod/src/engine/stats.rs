@@ -4,6 +4,7 @@
 //! `enqueue` is sent, dropped (for one [`DropReason`]) or still queued, per band and in total.
 
 use crate::ecn::{CauseSet, MarkCause};
+use crate::histogram::SojournHist;
 use crate::time::Nanos;
 
 /// Why the engine dropped a packet (or had the glue drop it).
@@ -59,6 +60,8 @@ pub struct BandStats {
     pub sojourn_max_ns: Nanos,
     /// Sum of the sojourns of sent packets (mean: `sojourn_sum_ns / packets`).
     pub sojourn_sum_ns: u64,
+    /// The sojourns of sent packets, in log-scale buckets (p50, p99).
+    pub sojourn_hist: SojournHist,
 }
 
 impl BandStats {
@@ -81,6 +84,7 @@ impl BandStats {
             nonect_passed: 0,
             sojourn_max_ns: 0,
             sojourn_sum_ns: 0,
+            sojourn_hist: SojournHist::new(),
         }
     }
 
@@ -107,6 +111,7 @@ impl BandStats {
         if sojourn > self.sojourn_max_ns {
             self.sojourn_max_ns = sojourn;
         }
+        self.sojourn_hist.record(sojourn);
     }
 }
 

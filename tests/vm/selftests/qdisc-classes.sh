@@ -47,6 +47,41 @@ check "class xstats: band number and marks by cause present" sh -c \
 check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xstats)" sh -c \
 	"[ \"\$(/usr/sbin/tc -s class show dev $Q)\" = \"\$(ecnsharp-tc -s class show dev $Q)\" ]"
 
+# ---- The sojourn histogram of a class: N packets of 496 bytes (pktgen's 500 less the FCS) queued
+# at once behind a shaper at 2.4 Mbit/s leave 1.65 ms apart, so their sojourns spread evenly up to
+# about N * 1.65 ms (331 ms); pktgen takes a few ms to send them, even on a slow guest, which
+# moves the sojourns by no more than that. The histogram counts each sent packet once, and p99 is
+# read from its buckets.
+# A new qdisc (replace would only change the one above, counters and all).
+tc qdisc del dev $Q root
+tc qdisc add dev $Q root handle 1: ecnsharp bands 3 rate 2400kbit
+send_udp "skb_priority 0"
+H=$(ecnsharp-tc -s -j class show dev $Q | jq -c '.[] | select(.handle == "1:2")')
+diag "class 1:2: packets $(echo "$H" | jq .packets) sojourn max $(echo "$H" | jq .sojourn_max)us p50 $(echo "$H" | jq .sojourn_p50)us p99 $(echo "$H" | jq .sojourn_p99)us"
+diag "class 1:2 histogram: $(echo "$H" | jq -c '[.sojourn_hist[] | [.ge_ns, .packets]]')"
+check "histogram: its counts add up to the class's $N packets" \
+	test "$(echo "$H" | jq '[.sojourn_hist[].packets] | add')" = "$N"
+check "histogram: the other classes recorded nothing" sh -c \
+	"ecnsharp-tc -s -j class show dev $Q | jq -e '[.[] | select(.handle != \"1:2\") | .sojourn_hist | length] == [0, 0] and ([.[] | select(.handle != \"1:2\") | .sojourn_p99] == [null, null])' >/dev/null"
+# p99 as the buckets give it: the upper edge of the bucket holding packet ceil(0.99 N), capped by
+# the maximum (JSON times are whole microseconds).
+p99_us=$(echo "$H" | jq '.sojourn_p99')
+want_us=$(echo "$H" | jq --argjson n $N '
+	.sojourn_max as $max
+	| (($n * 99 + 99) / 100 | floor) as $rank
+	| [foreach .sojourn_hist[] as $b (0; . + $b.packets; [., $b])]
+	| map(select(.[0] >= $rank)) | first | .[1]
+	| ([(.lt_ns // ($max * 1000)), $max * 1000] | min) / 1000 | . + 0.5 | floor')
+check "histogram: p99 ($p99_us us) is the upper edge of the bucket of rank 99% ($want_us us)" \
+	sh -c "d=$((p99_us - want_us)); [ \${d#-} -le 1 ]"
+# 0.99 * 200 * 496 B at 2.4 Mbit/s = 327 ms, in the bucket [268.4 ms, 402.7 ms) (2^28 ns to
+# 1.5 * 2^28 ns), which any start-up delay below 59 ms leaves it in.
+check "histogram: p99 lies in the bucket of 327 ms, [268.4 ms, 402.7 ms)" \
+	sh -c "[ $p99_us -ge 268435 ] && [ $p99_us -lt 402653 ]"
+check "histogram: p50 is below p99" sh -c "[ $(echo "$H" | jq .sojourn_p50) -lt $p99_us ]"
+check "text: ecnsharp-tc -s class show prints the percentiles" sh -c \
+	"ecnsharp-tc -s class show dev $Q | grep -q '^   sojourn p50 .* p99 .* hist '"
+
 # ---- Filters steer before the priomap; skb->priority naming a class selects it.
 # A fresh qdisc (replace on an ecnsharp would be a change, keeping the counters).
 tc qdisc del dev $Q root
