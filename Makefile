@@ -57,9 +57,8 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecn
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo experiments deps kernel kernel-debug bench-artifacts \
-.PHONY: all module tools completions check soak demo bench deps kernel kernel-debug bench-artifacts \
-	module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
+.PHONY: all module tools completions check soak demo bench experiments deps kernel kernel-debug \
+	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
 
@@ -176,6 +175,7 @@ demo:
 
 experiments:
 	@tests/experiments.sh
+
 BENCH_ROUNDS ?= 15
 BENCH_COUNT ?= 200000
 bench:
