@@ -13,7 +13,8 @@
 //! `nlfuzz: seed=S tried=N accepted=N rejected=N violations=N` and exits 1 on any violation.
 //! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc, with `skb->priority`
 //! PRIO (`SO_PRIORITY`, default 0); `tap` counts, like tcpdump on DEV, the frames DEV transmits
-//! and their ECN field, from "tap: listening" until PATH exists (at most MAX seconds, default 60).
+//! and their ECN field, from "tap: listening" until PATH exists and a second has passed with
+//! nothing more to read (at most MAX seconds, default 60).
 //! `churn` changes the qdisc H under P for S seconds, as fast as the kernel answers, with valid
 //! options (see `churn.rs`); it prints `churn: changes=N failed=N` and exits 1 if any failed.
 

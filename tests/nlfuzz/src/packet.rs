@@ -189,7 +189,9 @@ pub fn tap(
     let mut counts = TapCounts::default();
     let mut buf = vec![0u8; 65536];
     let end = Instant::now() + duration;
-    let mut stopping = false;
+    // Empty reads (100 ms each) since the stop file appeared: a frame the qdisc has just
+    // dequeued reaches the tap a moment later, later still on a guest its host starves.
+    let mut quiet_after_stop = 0;
     while Instant::now() < end {
         // SAFETY: an all-zero sockaddr_ll is valid; the kernel fills it.
         let mut from: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -211,11 +213,13 @@ pub fn tap(
                 e.kind(),
                 io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
             ) {
-                // Nothing queued for 100 ms: stop if asked, after one more empty read.
-                if stopping {
-                    break;
+                // Nothing queued for 100 ms: stop if asked, after a second of empty reads.
+                if stop.exists() {
+                    quiet_after_stop += 1;
+                    if quiet_after_stop >= 10 {
+                        break;
+                    }
                 }
-                stopping = stop.exists();
                 continue;
             }
             return Err(e);

@@ -93,9 +93,10 @@ check "CE arrivals counted apart, never as marks" sh -c "[ $(bstat $Q 0 ce_alrea
 
 # ---- Persistent marking (Algorithm 1) alone: its marks follow the control law. The prediction
 # runs Algorithm 1 over the predicted departures (f64, the paper's pseudo-code).
-predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT
-	sojourns "$4" | awk -v tgt="$1" -v iv="$2" -v law="$3" '
-		{ soj = $1
+# LATE_US (optional): added to every sojourn, for an upper bound when the watchdog fired late.
+predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT [LATE_US]
+	sojourns "$4" | awk -v tgt="$1" -v iv="$2" -v law="$3" -v late="${5:-0}" '
+		{ soj = $1 + late
 		  now = soj # all arrive at ~0, so a packet leaves at its sojourn
 		  if (soj < tgt) { fat = -1; det = 0 }
 		  else if (fat < 0) { fat = now; det = 0 }
@@ -107,6 +108,18 @@ predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT
 		function root(x,  r, i) { r = x; for (i = 0; i < 40; i++) r = (r + x / r) / 2; return r }
 		BEGIN { fat = -1 } END { print m + 0 }'
 }
+# pst_as_predicted TARGET_US INTERVAL_US LAW COUNT: the qdisc's persistent marks lie between
+# the prediction on time and the prediction with every departure as late as the latest
+# watchdog wake-up the qdisc measured in this burst (late departures only lengthen sojourns,
+# so can only add marks), within 1. On a guest whose timers fire on time both are the same.
+pst_as_predicted() {
+	_got=$(bstat $Q 0 marks_by_cause.pst)
+	_late=$(qstat $Q late_max | awk '{ printf "%d", $1 }')
+	_lo=$(predict_pst "$1" "$2" "$3" "$4")
+	_hi=$(predict_pst "$1" "$2" "$3" "$4" "${_late:-0}")
+	echo "persistent marks $_got, predicted $_lo on time, $_hi with departures ${_late}us late"
+	[ "$_got" -ge $((_lo - 1)) ] && [ "$_got" -le $((_hi + 1)) ]
+}
 for law in sqrt linear; do
 	cl=inv_sqrt
 	[ $law = linear ] && cl=linear
@@ -114,7 +127,7 @@ for law in sqrt linear; do
 	check "codel-like ($cl): 100-packet burst" burst 100 "tos 02"
 	want=$(predict_pst 10000 40000 $law 100)
 	diag "predicted persistent marks ($cl): $want"
-	check "codel-like ($cl): persistent marks follow Algorithm 1 (within 1)" near "$(bstat $Q 0 marks_by_cause.pst)" "$want" 1
+	check "codel-like ($cl): persistent marks follow Algorithm 1 (within 1, and the timer's lateness)" pst_as_predicted 10000 40000 $law 100
 	check "codel-like ($cl): no instantaneous marks" near "$(bstat $Q 0 marks_by_cause.ins)" 0 0
 done
 check "the two control laws differ here (test has power)" sh -c "[ $(predict_pst 10000 40000 sqrt 100) != $(predict_pst 10000 40000 linear 100) ]"
@@ -129,7 +142,7 @@ check "ecnsharp: 100-packet burst" burst 100 "tos 02"
 ins=$(above 200000 100)
 check "ecnsharp: all 100 delivered" near $(($(udp_noports) - np0)) 100 0
 check "ecnsharp: instantaneous marks as predicted" near "$(bstat $Q 0 marks_by_cause.ins)" "$ins" 1
-check "ecnsharp: persistent marks as predicted" near "$(bstat $Q 0 marks_by_cause.pst)" "$(predict_pst 10000 40000 sqrt 100)" 1
+check "ecnsharp: persistent marks as predicted" pst_as_predicted 10000 40000 sqrt 100
 # Late in the burst both rules fire on the same packets (the causes add up to more than the
 # marks), and the receiver's CE count, which sees each packet once, equals the marks.
 check "ecnsharp: both rules fired on some packets" sh -c "[ $(($(bstat $Q 0 marks_by_cause.ins) + $(bstat $Q 0 marks_by_cause.pst))) -gt $(bstat $Q 0 marks) ]"

@@ -32,7 +32,7 @@ b() { bstat $Q 0 "$1"; }
 send() {
 	e0=$(b enqueued); p0=$(b packets); m0=$(b marks); n0=$(b nonect_passed); c0=$(b ce_already)
 	r40=$(rx4); r60=$(rx6); he0=$(hdrerr)
-	# The tap reads from "listening" until the stop file exists and its socket has run dry:
+	# The tap reads from "listening" until the stop file exists and its socket has stayed dry for a second:
 	# every frame sent in between is counted, however slow the guest.
 	rm -f /tmp/tap.stop
 	ecnsharp-nlfuzz tap --dev $Q --stop-file /tmp/tap.stop --seconds 120 >/tmp/tap.out 2>&1 &
