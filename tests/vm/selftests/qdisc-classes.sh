@@ -74,10 +74,13 @@ want_us=$(echo "$H" | jq --argjson n $N '
 	| ([(.lt_ns // ($max * 1000)), $max * 1000] | min) / 1000 | . + 0.5 | floor')
 check "histogram: p99 ($p99_us us) is the upper edge of the bucket of rank 99% ($want_us us)" \
 	sh -c "d=$((p99_us - want_us)); [ \${d#-} -le 1 ]"
-# 0.99 * 200 * 496 B at 2.4 Mbit/s = 327 ms, in the bucket [268.4 ms, 402.7 ms) (2^28 ns to
-# 1.5 * 2^28 ns), which any start-up delay below 59 ms leaves it in.
-check "histogram: p99 lies in the bucket of 327 ms, [268.4 ms, 402.7 ms)" \
-	sh -c "[ $p99_us -ge 268435 ] && [ $p99_us -lt 402653 ]"
+# The sojourns spread evenly from ~0 to the maximum the qdisc recorded (ideally 0.99 * 200 *
+# 496 B at 2.4 Mbit/s = 327 ms, less however long pktgen took to send the burst: over 70 ms on
+# a starved debug guest), so the rank-99% packet sits within 1% of that maximum and its bucket's
+# upper edge, capped by the maximum, is at least 0.9 of it.
+max_us=$(echo "$H" | jq '.sojourn_max | floor')
+check "histogram: p99 ($p99_us us) is within 90-100% of the class's sojourn max ($max_us us)" \
+	sh -c "[ $((p99_us * 10)) -ge $((max_us * 9)) ] && [ $p99_us -le $((max_us + 1)) ] && [ $max_us -gt 100000 ]"
 check "histogram: p50 is below p99" sh -c "[ $(echo "$H" | jq .sojourn_p50) -lt $p99_us ]"
 check "text: ecnsharp-tc -s class show prints the percentiles" sh -c \
 	"ecnsharp-tc -s class show dev $Q | grep -q '^   sojourn p50 .* p99 .* hist '"
