@@ -94,8 +94,13 @@ sleep 1.5
 window 3
 strict_unqueued() { [ "$(bstat $Q 0 qlen)" -lt 10 ] && [ "$(bstat $Q 0 drops_limit)" = 0 ]; }
 check "sp+dwrr: the strict band is served as it arrives (under 10 queued)" strict_unqueued
-check "sp+dwrr: the strict band waits 100x less than the others (mean sojourn)" \
-	below "$(bstat $Q 0 sojourn_mean)" "$(awk -v m="$(bstat $Q 1 sojourn_mean)" 'BEGIN { print m / 100 }')"
+# A strict packet waits at most for the shaper's next wake-up, which a starved guest's timer
+# delays by up to the lateness the qdisc itself measured (late_max): 100x less than the others
+# plus that, and 10x less in any case.
+check "sp+dwrr: the strict band waits 100x less than the others (mean sojourn), give or take the timer's measured lateness" \
+	below "$(bstat $Q 0 sojourn_mean)" "$(awk -v m="$(bstat $Q 1 sojourn_mean)" -v l="$(qstat $Q late_max)" 'BEGIN { print m / 100 + l }')"
+check "sp+dwrr: the strict band waits 10x less than the others (mean sojourn)" \
+	below "$(bstat $Q 0 sojourn_mean)" "$(awk -v m="$(bstat $Q 1 sojourn_mean)" 'BEGIN { print m / 10 }')"
 check "sp+dwrr: bands 1 and 2 share the rest 2:1" near_pct $W1 $((W2 * 2)) 5
 wait
 check "sp+dwrr: counters balance with packets queued" bands_balanced $Q
