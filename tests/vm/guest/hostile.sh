@@ -18,25 +18,14 @@ quiet_pair() {
 # commands) of BG_SIZE-byte packets (default 200), running until bg_stop. The test network comes
 # from pg_pair.
 bg_start() {
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
-	_i=0
+	BG_N=0
 	for _spec in "$@"; do
-		_t=kpktgend_$((_i % 2))
-		[ -w /proc/net/pktgen/$_t ] || _t=kpktgend_0
-		echo "add_device vq@$_i" >/proc/net/pktgen/$_t || return 1
-		_d=/proc/net/pktgen/vq@$_i
-		for _c in "count 0" "pkt_size ${BG_SIZE:-200}" "clone_skb 0" "burst 1" "xmit_mode queue_xmit" \
-			"dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" \
-			"udp_src_min 9" "udp_src_max 64" "flag UDPSRC_RND"; do
-			echo "$_c" >$_d || { echo "pktgen refused: $_c"; return 1; }
-		done
-		echo "$_spec" | tr ';' '\n' | while read -r _c; do
-			[ -z "$_c" ] || echo "$_c" >$_d || echo "pktgen refused: $_c"
-		done
-		_i=$((_i + 1))
+		# Random source ports: the streams spread over flows (and mq's queues).
+		set -- "$@" "udp_src_min 9;udp_src_max 64;flag UDPSRC_RND;$_spec"
+		BG_N=$((BG_N + 1))
 	done
-	BG_N=$_i
+	shift $BG_N
+	pg_setup_streams 0 "${BG_SIZE:-200}" "$@" || return 1
 	echo start >/proc/net/pktgen/pgctrl &
 	BG_PID=$!
 }

@@ -225,7 +225,7 @@ pg_setup_streams() {
 			echo "$_c" >$_d || return 1
 		done
 		echo "$_spec" | tr ';' '\n' | while read -r _c; do
-			[ -n "$_c" ] && echo "$_c" >$_d
+			[ -z "$_c" ] || echo "$_c" >$_d || echo "pktgen refused: $_c"
 		done
 		_i=$((_i + 1))
 	done
