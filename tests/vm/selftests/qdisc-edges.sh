@@ -188,11 +188,13 @@ check "change pst_interval 10ms: the next mark is due within 10 ms" sh -c "[ \"$
 wait $pg
 
 # ---- 5. The shaper keeps its rate with the default bucket: a watchdog that fires late must not
-# cost throughput. iperf3 (4 flows, TSO/GSO on, super-packets kept whole so the guest's sender
-# reaches well above 1 Gbit/s) through `rate 1gbit` with the default bucket and with `burst 1mb`,
-# and unshaped, interleaved over three rounds in this boot; the rate is the qdisc's own byte
-# count over its own clock. Before the late-wakeup credit the default bucket delivered about 0.85
-# of what the large one did (issue 14: 800 against 945 Mbit/s).
+# cost throughput. iperf3 (4 flows, TSO/GSO on, super-packets kept whole) through `rate R` with
+# the default bucket and with `burst 1mb`, and unshaped, interleaved over three rounds in this
+# boot; the rate is the qdisc's own byte count over its own clock. R is half of what the guest's
+# sender reached unshaped in a first run (at most 1 Gbit/s), so the shaper, not the emulated
+# sender, is the limit on any host: the TCG guest sends 0.5-3 Gbit/s depending on the host.
+# Before the late-wakeup credit the default bucket delivered about 0.85 of what the large one did
+# (issue 14: 800 against 945 Mbit/s at 1 Gbit/s).
 # shaped_mbit OPTIONS...: Mbit/s the root ecnsharp on $Q sent during the middle 2 s of a 4 s run.
 shaped_mbit() {
 	tc qdisc replace dev $Q root handle 1: ecnsharp limit 10000 split_gso off "$@" || return 1
@@ -212,11 +214,16 @@ shaped_mbit() {
 median3() { echo "$1 $2 $3" | tr ' ' '\n' | sort -n | sed -n 2p; }
 tc qdisc del dev $Q root 2>/dev/null
 ethtool -K $Q tso on gso on >/dev/null 2>&1
+free_0=$(shaped_mbit)
+R=$(( ${free_0:-0} / 2 / 50 * 50 ))
+[ "$R" -le 1000 ] || R=1000
+[ "$R" -ge 50 ] || R=50
+diag "unshaped first run: $free_0 Mbit/s, so the shaper runs at rate ${R}mbit"
 for r in 1 2 3; do
-	eval "def_$r=\$(shaped_mbit rate 1gbit)"
-	diag "round $r: rate 1gbit, default bucket: $(eval echo \$def_$r) Mbit/s ($(cat /tmp/late))"
-	eval "big_$r=\$(shaped_mbit rate 1gbit burst 1mb)"
-	diag "round $r: rate 1gbit, burst 1mb: $(eval echo \$big_$r) Mbit/s ($(cat /tmp/late))"
+	eval "def_$r=\$(shaped_mbit rate ${R}mbit)"
+	diag "round $r: rate ${R}mbit, default bucket: $(eval echo \$def_$r) Mbit/s ($(cat /tmp/late))"
+	eval "big_$r=\$(shaped_mbit rate ${R}mbit burst 1mb)"
+	diag "round $r: rate ${R}mbit, burst 1mb: $(eval echo \$big_$r) Mbit/s ($(cat /tmp/late))"
 	eval "free_$r=\$(shaped_mbit)"
 	diag "round $r: unshaped: $(eval echo \$free_$r) Mbit/s"
 done
@@ -225,20 +232,21 @@ tc qdisc del dev $Q root
 def=$(median3 "$def_1" "$def_2" "$def_3")
 big=$(median3 "$big_1" "$big_2" "$big_3")
 free=$(median3 "$free_1" "$free_2" "$free_3")
-diag "rate 1gbit medians: default bucket $def, burst 1mb $big, unshaped $free Mbit/s"
-check "rate 1gbit: traffic went through the shaper in every round" sh -c \
+diag "rate ${R}mbit medians: default bucket $def, burst 1mb $big, unshaped $free Mbit/s"
+check "shaper rate: traffic went through the shaper in every round" sh -c \
 	"[ ${def_1:-0} -gt 0 ] && [ ${def_2:-0} -gt 0 ] && [ ${def_3:-0} -gt 0 ] && [ ${big_1:-0} -gt 0 ] && [ ${big_2:-0} -gt 0 ] && [ ${big_3:-0} -gt 0 ]"
-check "rate 1gbit: never faster than the rate (+3%)" le "${def:-9999}" 1030
-# Only a sender that outruns the rate makes the shaper the limit; a guest starved by its host
-# (other VMs on the same cores) cannot show what the bucket does, and says so.
-if [ "${free:-0}" -ge 1200 ]; then
-	check "rate 1gbit: the default bucket delivers at least 0.9 of what burst 1mb does" \
+check "shaper rate: never faster than the rate (+3%)" le "${def:-9999}" $((R * 103 / 100))
+# Only a sender that outruns the rate makes the shaper the limit. If the host starved the guest
+# during the rounds so that even the unshaped median fell below 1.5 R, the bucket cannot be
+# judged, and the case says so.
+if [ "${free:-0}" -ge $((R * 3 / 2)) ]; then
+	check "shaper rate: the default bucket delivers at least 0.9 of what burst 1mb does" \
 		ge "$((${def:-0} * 100))" "$((${big:-0} * 90))"
-	check "rate 1gbit: the default bucket gets at least 90% of the rate" ge "${def:-0}" 900
+	check "shaper rate: the default bucket gets at least 90% of the rate" ge "$((${def:-0} * 100))" $((R * 90))
 else
 	for _c in "the default bucket delivers at least 0.9 of what burst 1mb does" \
 		"the default bucket gets at least 90% of the rate"; do
-		ktap_skip "rate 1gbit: $_c" "the guest's sender reached only $free Mbit/s unshaped (host busy): the shaper was not the limit"
+		ktap_skip "shaper rate: $_c" "the guest's sender reached only $free Mbit/s unshaped against rate ${R}mbit (host busy): the shaper was not the limit"
 	done
 fi
 
