@@ -199,7 +199,10 @@ wait $pg
 # (issue 14: 800 against 945 Mbit/s at 1 Gbit/s).
 # shaped_mbit OPTIONS...: Mbit/s the root ecnsharp on $Q sent during the middle 2 s of a 4 s run.
 shaped_mbit() {
-	tc qdisc replace dev $Q root handle 1: ecnsharp limit 10000 split_gso off "$@" || return 1
+	# A fresh qdisc each time: `replace` of an ecnsharp is a change, which keeps the options not
+	# given, so the "unshaped" run would keep the last rate.
+	tc qdisc del dev $Q root 2>/dev/null
+	tc qdisc add dev $Q root handle 1: ecnsharp limit 10000 split_gso off "$@" || return 1
 	ip netns exec rcv iperf3 -s -1 -D -I /tmp/iperf-s.pid >/dev/null 2>&1
 	sleep 0.3
 	iperf3 -c 10.1.0.2 -t 4 -P 4 >/tmp/iperf.out 2>&1 &
