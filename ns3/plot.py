@@ -65,8 +65,8 @@ def main():
         hosts = {r["hosts"] for k, v in acc.items() if k[0] == w for r in v}
         md += [f"## Leaf-spine, {w} ({', '.join(sorted(hosts))} hosts)", ""]
         md += ["| load | scheme | flows (unfinished) | overall mean us | short mean us | "
-               "short p99 us | large mean us | queue pkts | drops | marks |",
-               "|---|---|---|---|---|---|---|---|---|---|"]
+               "short p99 us | large mean us | queue pkts | queue while busy pkts | drops | marks |",
+               "|---|---|---|---|---|---|---|---|---|---|---|"]
 
         def mean(w, l, s, key):
             v = [num(r, key) for r in acc.get((w, l, s), [])]
@@ -83,6 +83,7 @@ def main():
                     f"| {l:g} | {NAMES[s]} | {flows} ({unf}) | {mean(w, l, s, 'fct_mean_us'):.0f} | "
                     f"{mean(w, l, s, 'fct_short_mean_us'):.0f} | {mean(w, l, s, 'fct_short_p99_us'):.0f} | "
                     f"{mean(w, l, s, 'fct_large_mean_us'):.0f} | {mean(w, l, s, 'queue_mean_pkts'):.2f} | "
+                    f"{mean(w, l, s, 'queue_busy_mean_pkts'):.1f} | "
                     f"{mean(w, l, s, 'drops'):.0f} | {mean(w, l, s, 'marks'):.0f} |")
         md.append("")
         for key, title in METRICS:
@@ -118,13 +119,15 @@ plot {plots}
         schemes = [s for s in ORDER if any((n, s) in iacc for n in ns)]
         md += ["## Incast: 16 senders to 1, data-mining background at 0.9 load, N query flows", "",
                "| queries | scheme | QCT us | query FCT mean us | bottleneck drops | "
-               "queue mean pkts (5 ms) | queue max pkts |", "|---|---|---|---|---|---|---|"]
+               "queue mean pkts (5 ms) | queue max pkts | background queue mean pkts |",
+               "|---|---|---|---|---|---|---|---|"]
         for n in ns:
             for s in schemes:
                 for r in iacc.get((n, s), []):
                     md.append(f"| {n} | {NAMES[s]} | {num(r, 'qct_us'):.0f} | "
                               f"{num(r, 'query_fct_mean_us'):.0f} | {r['bottleneck_drops']} | "
-                              f"{num(r, 'queue_sample_mean_pkts'):.1f} | {num(r, 'queue_sample_max_pkts'):.0f} |")
+                              f"{num(r, 'queue_sample_mean_pkts'):.1f} | {num(r, 'queue_sample_max_pkts'):.0f} | "
+                              f"{num(r, 'bg_queue_mean_pkts'):.1f} |")
         md.append("")
         for key, title, fname in [("qct_us", "query completion time (us)", "incast-qct"),
                                   ("bottleneck_drops", "drops at the bottleneck", "incast-drops")]:
