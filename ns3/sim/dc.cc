@@ -191,7 +191,7 @@ SinkRx(Ptr<const Packet> p, const Address& from)
     }
 }
 
-/* The qdisc options of each scheme (paper 5.1, 5.3; derivation in docs/results/ns3). */
+/* ECN#'s thresholds when given on the command line (sensitivity runs). */
 struct EcnSharpParams
 {
     Time insTarget;   /* 0: the 90th percentile RTT */
@@ -199,6 +199,7 @@ struct EcnSharpParams
     Time pstInterval; /* 0: the 90th percentile RTT */
 };
 
+/* The qdisc options of each scheme (paper 5.1, 5.3; derivation in docs/results/ns3). */
 void
 ConfigureScheme(const std::string& scheme, Time rttAvg, Time rttP90, uint32_t limit,
                 const EcnSharpParams& ep)

@@ -10,7 +10,7 @@
  * NIC, not cwnd, limits the flow (Linux grows it only when cwnd-limited, and TSQ keeps the
  * host's backlog small), so a flow alone on its path would otherwise fill the host with its
  * whole send buffer and reach the switches with a window of megabytes; see
- * docs/results/ns3/README.md ("The hosts").
+ * docs/results/ns3/README.md ("The queue").
  */
 #ifndef ECNSHARP_SIM_HOST_DELAY_H
 #define ECNSHARP_SIM_HOST_DELAY_H
