@@ -51,7 +51,7 @@ for seed in $SEEDS; do
 		for s in $INCAST_SCHEMES; do
 			tag="scenario=incast workload=data-mining scheme=$s queries=$n seed=$seed"
 			grep -qF "$tag " "$RUNS" && continue
-			echo "$tag|--scenario=incast --scheme=$s --cdf=ns3/workloads/data-mining.cdf --load=0.9 --launch=0.2 --end=0.3 --queries=$n --seed=$seed --queueOut=$RESULTS/queue-$s-$n.dat" >>"$jobs"
+			echo "$tag|--scenario=incast --scheme=$s --cdf=ns3/workloads/data-mining.cdf --load=0.9 --launch=1 --end=1.1 --queries=$n --seed=$seed --queueOut=$RESULTS/queue-$s-$n.dat" >>"$jobs"
 		done
 	done
 done

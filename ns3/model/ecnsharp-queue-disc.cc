@@ -200,6 +200,7 @@ EcnSharpQueueDisc::EcnSharpQueueDisc()
       m_ready(false),
       m_watchdogEnabled(true),
       m_qlenIntegral(0),
+      m_busyNs(0),
       m_qlen(0)
 {
     NS_ABORT_MSG_IF(ecnsharp_engine_size() > sizeof(m_engine) ||
@@ -376,7 +377,9 @@ void
 EcnSharpQueueDisc::QueueChanged(int delta)
 {
     Time now = Simulator::Now();
-    m_qlenIntegral += static_cast<double>(m_qlen) * (now - m_lastChange).GetNanoSeconds();
+    double span = (now - m_lastChange).GetNanoSeconds();
+    m_qlenIntegral += static_cast<double>(m_qlen) * span;
+    m_busyNs += m_qlen > 0 ? span : 0;
     m_lastChange = now;
     m_qlen += delta;
 }
@@ -391,12 +394,26 @@ EcnSharpQueueDisc::MeanQueuePackets() const
     return span > 0 ? integral / span : 0.0;
 }
 
+double
+EcnSharpQueueDisc::QueueIntegral() const
+{
+    return m_qlenIntegral +
+           static_cast<double>(m_qlen) * (Simulator::Now() - m_lastChange).GetNanoSeconds();
+}
+
+double
+EcnSharpQueueDisc::BusyNanoSeconds() const
+{
+    return m_busyNs + (m_qlen > 0 ? (Simulator::Now() - m_lastChange).GetNanoSeconds() : 0.0);
+}
+
 void
 EcnSharpQueueDisc::ResetQueueAverage()
 {
     m_avgSince = Simulator::Now();
     m_lastChange = m_avgSince;
     m_qlenIntegral = 0;
+    m_busyNs = 0;
 }
 
 void

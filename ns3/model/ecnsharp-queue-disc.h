@@ -44,6 +44,10 @@ class EcnSharpQueueDisc : public QueueDisc
     struct ecnsharp_stats EngineStats() const;
     /* Time-weighted mean of the packets queued since the last ResetQueueAverage(). */
     double MeanQueuePackets() const;
+    /* Since the last ResetQueueAverage(): the integral of the packets queued over time
+     * (packets x ns) and the time the queue was not empty (ns), for means over busy time. */
+    double QueueIntegral() const;
+    double BusyNanoSeconds() const;
     void ResetQueueAverage();
     /* Tests only: whether a shaper delay arms a wake-up (the kernel's qdisc watchdog). */
     void SetWatchdog(bool enabled);
@@ -68,6 +72,7 @@ class EcnSharpQueueDisc : public QueueDisc
     Time m_avgSince;
     Time m_lastChange;
     double m_qlenIntegral; /* packets x ns */
+    double m_busyNs;       /* ns with a packet queued */
     int64_t m_qlen;
 
     /* The kernel qdisc's options (docs/configuration.md). */

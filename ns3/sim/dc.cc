@@ -106,6 +106,7 @@ struct Flow
     Time done = Time::Max();
     Ptr<Socket> socket;
     uint64_t unsent;
+    uint32_t cwnd = 0; /* bytes, the sender's latest congestion window (for --traceOut) */
 };
 
 std::vector<Flow> g_flows;
@@ -149,6 +150,12 @@ SpaceFreed(size_t f, Ptr<Socket>, uint32_t)
 }
 
 void
+CwndChanged(size_t f, uint32_t, uint32_t cwnd)
+{
+    g_flows[f].cwnd = cwnd;
+}
+
+void
 StartFlow(size_t f)
 {
     Flow& flow = g_flows[f];
@@ -159,6 +166,7 @@ StartFlow(size_t f)
     s->Bind(InetSocketAddress(Ipv4Address::GetAny(), flow.port));
     s->SetConnectCallback(MakeBoundCallback(&Connected, f), MakeNullCallback<void, Ptr<Socket>>());
     s->SetSendCallback(MakeBoundCallback(&SpaceFreed, f));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, f));
     s->Connect(InetSocketAddress(g_hostAddr[flow.dst], kSinkPort));
 }
 
@@ -183,23 +191,35 @@ SinkRx(Ptr<const Packet> p, const Address& from)
     }
 }
 
+/* ECN#'s thresholds when given on the command line (sensitivity runs). */
+struct EcnSharpParams
+{
+    Time insTarget;   /* 0: the 90th percentile RTT */
+    Time pstTarget;   /* 0: 10 us */
+    Time pstInterval; /* 0: the 90th percentile RTT */
+};
+
 /* The qdisc options of each scheme (paper 5.1, 5.3; derivation in docs/results/ns3). */
 void
-ConfigureScheme(const std::string& scheme, Time rttAvg, Time rttP90, uint32_t limit)
+ConfigureScheme(const std::string& scheme, Time rttAvg, Time rttP90, uint32_t limit,
+                const EcnSharpParams& ep)
 {
     auto set = [](const std::string& name, const AttributeValue& v) {
         Config::SetDefault("ns3::EcnSharpQueueDisc::" + name, v);
     };
     set("limit", UintegerValue(limit));
-    /* DCTCP's rule K > C x RTT / 7 gives the transport's lambda for pst_target. */
-    Time pstTarget = NanoSeconds(rttAvg.GetNanoSeconds() / 7);
+    /* pst_target 10 us, not the paper's conservative lambda x average RTT (19.5 us with DCTCP's
+     * 1/7): that margin is for GSO/LSO queue oscillation, which ns-3 has not; 10 us is the
+     * authors' simulation value and gives Figure 10's 8 packets (docs/results/ns3/README.md). */
+    Time pstTarget = MicroSeconds(10);
     auto bytesAt = [](Time t) { return static_cast<uint32_t>(kLinkBps / 8 * t.GetSeconds()); };
     if (scheme == "ecnsharp")
     {
         set("mode", StringValue("ecnsharp"));
-        set("ins_target", TimeValue(rttP90));
-        set("pst_interval", TimeValue(rttP90));
-        set("pst_target", TimeValue(pstTarget));
+        set("ins_target", TimeValue(ep.insTarget.IsStrictlyPositive() ? ep.insTarget : rttP90));
+        set("pst_interval",
+            TimeValue(ep.pstInterval.IsStrictlyPositive() ? ep.pstInterval : rttP90));
+        set("pst_target", TimeValue(ep.pstTarget.IsStrictlyPositive() ? ep.pstTarget : pstTarget));
     }
     else if (scheme == "red_tail" || scheme == "red_avg")
     {
@@ -406,6 +426,44 @@ SampleQueue(Ptr<QueueDisc> q, Time every, Time until)
     }
 }
 
+/* --traceOut: the bottleneck's queue with the state of the flows feeding it, every `every`. */
+struct Trace
+{
+    std::ofstream out;
+    Ptr<EcnSharpQueueDisc> q;
+    uint32_t dst;
+};
+
+void
+SampleTrace(Trace* t, Time every, Time until)
+{
+    uint32_t active = 0;
+    uint32_t large = 0;
+    uint64_t cwnd = 0;
+    uint64_t maxCwnd = 0;
+    Time now = Simulator::Now();
+    for (const Flow& f : g_flows)
+    {
+        if (f.dst != t->dst || f.start > now || f.done != Time::Max() || !f.socket)
+        {
+            continue;
+        }
+        active++;
+        large += f.size > 10'000'000;
+        cwnd += f.cwnd;
+        maxCwnd = std::max<uint64_t>(maxCwnd, f.cwnd);
+    }
+    struct ecnsharp_stats st = t->q->EngineStats();
+    t->out << now.GetMicroSeconds() << " " << t->q->GetNPackets() << " " << active << " "
+           << large << " " << cwnd / kMss << " " << maxCwnd / kMss << " "
+           << st.marks_by_cause[0] << " " << st.marks_by_cause[1] << " "
+           << st.marks_by_cause[2] << " " << t->q->GetStats().nTotalDroppedPackets << "\n";
+    if (now + every <= until)
+    {
+        Simulator::Schedule(every, &SampleTrace, t, every, until);
+    }
+}
+
 } // namespace
 
 int
@@ -427,6 +485,10 @@ main(int argc, char* argv[])
     Time rttP90 = MicroSeconds(220);
     std::string fctOut;
     std::string queueOut;
+    std::string traceOut;
+    /* Stands in for Linux's cwnd-limited check and TSQ, which ns-3.37's TCP lacks (host-delay.h). */
+    Time hostMark = MicroSeconds(20);
+    EcnSharpParams ep;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario", "leafspine or incast", scenario);
@@ -445,10 +507,20 @@ main(int argc, char* argv[])
     cmd.AddValue("rttP90", "90th percentile base RTT the thresholds derive from", rttP90);
     cmd.AddValue("fctOut", "write every flow's size and FCT here", fctOut);
     cmd.AddValue("queueOut", "incast: write the bottleneck queue samples here", queueOut);
+    cmd.AddValue("traceOut",
+                 "incast: write the bottleneck's queue, flows, cwnds and marks every 10 us here",
+                 traceOut);
+    cmd.AddValue("hostMark",
+                 "CE-mark at a host NIC backlogged beyond this (0: off; see host-delay.h)",
+                 hostMark);
+    cmd.AddValue("insTarget", "ECN#: ins_target (0: rttP90)", ep.insTarget);
+    cmd.AddValue("pstTarget", "ECN#: pst_target (0: 10 us)", ep.pstTarget);
+    cmd.AddValue("pstInterval", "ECN#: pst_interval (0: rttP90)", ep.pstInterval);
     cmd.Parse(argc, argv);
+    Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
 
     ConfigureTcp();
-    ConfigureScheme(scheme, rttAvg, rttP90, limit);
+    ConfigureScheme(scheme, rttAvg, rttP90, limit, ep);
     bool incast = scenario == "incast";
     if (incast)
     {
@@ -509,6 +581,17 @@ main(int argc, char* argv[])
         }
         Simulator::Schedule(queryAt - MilliSeconds(1), &SampleQueue, fabric.downlinks[0],
                             MicroSeconds(10), queryAt + MilliSeconds(4));
+        if (!traceOut.empty())
+        {
+            static Trace trace;
+            trace.out.open(traceOut);
+            trace.out << "# time_us packets active_flows large_flows cwnd_sum_mss cwnd_max_mss "
+                         "marks_ins marks_pst marks_red drops\n";
+            trace.q = fabric.downlinks[0];
+            trace.dst = 0;
+            Simulator::Schedule(Seconds(0), &SampleTrace, &trace, MicroSeconds(10),
+                                queryAt + MilliSeconds(4));
+        }
     }
     for (size_t f = 0; f < g_flows.size(); f++)
     {
@@ -520,11 +603,23 @@ main(int argc, char* argv[])
      * time-average packets queued at each switch port, averaged over the ports. */
     std::vector<double> meanQueue;
     std::vector<uint64_t> dropsAtQueries;
-    Simulator::Schedule(Seconds(launch), [&]() {
+    double integral = 0; /* over every port: packets x ns */
+    double busy = 0;     /* over every port: ns not empty */
+    double bgMean = 0;   /* incast: the bottleneck before the queries */
+    double bgBusyMean = 0;
+    auto collect = [&]() {
         for (auto& q : fabric.switchPorts)
         {
             meanQueue.push_back(q->MeanQueuePackets());
+            integral += q->QueueIntegral();
+            busy += q->BusyNanoSeconds();
         }
+        Ptr<EcnSharpQueueDisc> b = fabric.downlinks[0];
+        bgMean = b->MeanQueuePackets();
+        bgBusyMean = b->BusyNanoSeconds() > 0 ? b->QueueIntegral() / b->BusyNanoSeconds() : 0;
+    };
+    Simulator::Schedule(Seconds(launch), [&]() {
+        collect();
         for (auto& q : fabric.downlinks)
         {
             dropsAtQueries.push_back(q->GetStats().nTotalDroppedPackets);
@@ -534,10 +629,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     if (meanQueue.empty()) /* stopped before the end of the launch window */
     {
-        for (auto& q : fabric.switchPorts)
-        {
-            meanQueue.push_back(q->MeanQueuePackets());
-        }
+        collect();
         dropsAtQueries.assign(fabric.downlinks.size(), 0);
     }
 
@@ -581,10 +673,16 @@ main(int argc, char* argv[])
     }
     uint64_t drops = 0;
     uint64_t marks = 0;
+    uint64_t marksBy[3] = {0, 0, 0}; /* instantaneous, persistent, queue length at enqueue */
     for (auto& q : fabric.switchPorts)
     {
         drops += q->GetStats().nTotalDroppedPackets;
-        marks += q->EngineStats().marks;
+        struct ecnsharp_stats st = q->EngineStats();
+        marks += st.marks;
+        for (int i = 0; i < 3; i++)
+        {
+            marksBy[i] += st.marks_by_cause[i];
+        }
     }
     std::ostringstream out;
     out << std::fixed << std::setprecision(1);
@@ -595,12 +693,16 @@ main(int argc, char* argv[])
         << " fct_short_p99_us=" << Percentile(shortF, 0.99) << " short_flows=" << shortF.size()
         << " fct_large_mean_us=" << Mean(largeF) << " large_flows=" << largeF.size()
         << std::setprecision(3) << " queue_mean_pkts=" << Mean(meanQueue)
-        << " drops=" << drops << " marks=" << marks;
+        << " queue_busy_mean_pkts=" << (busy > 0 ? integral / busy : 0.0)
+        << " port_busy=" << busy / (fabric.switchPorts.size() * launch * 1e9)
+        << " drops=" << drops << " marks=" << marks << " marks_ins=" << marksBy[0]
+        << " marks_pst=" << marksBy[1] << " marks_red=" << marksBy[2];
     if (incast)
     {
         uint64_t bottleneckDrops =
             fabric.downlinks[0]->GetStats().nTotalDroppedPackets - dropsAtQueries[0];
-        double qct = queryDone.size() == queries
+        double qct = queries == 0 ? 0
+                     : queryDone.size() == queries
                          ? *std::max_element(queryDone.begin(), queryDone.end())
                          : -1;
         double qmean = 0;
@@ -613,7 +715,9 @@ main(int argc, char* argv[])
         qmean = g_samples.empty() ? 0 : qmean / g_samples.size();
         out << " queries=" << queries << " qct_us=" << std::setprecision(1) << qct
             << " query_fct_mean_us=" << Mean(queryDone) << " bottleneck_drops=" << bottleneckDrops
-            << " queue_sample_mean_pkts=" << qmean << " queue_sample_max_pkts=" << qmax;
+            << " queue_sample_mean_pkts=" << qmean << " queue_sample_max_pkts=" << qmax
+            << std::setprecision(3) << " bg_queue_mean_pkts=" << bgMean
+            << " bg_queue_busy_mean_pkts=" << bgBusyMean;
         if (!queueOut.empty())
         {
             std::ofstream q(queueOut);

@@ -15,7 +15,13 @@ HostDelayQueueDisc::GetTypeId()
     static TypeId tid = TypeId("ns3::EcnSharpHostDelayQueueDisc")
                             .SetParent<QueueDisc>()
                             .SetGroupName("TrafficControl")
-                            .AddConstructor<HostDelayQueueDisc>();
+                            .AddConstructor<HostDelayQueueDisc>()
+                            .AddAttribute("MarkAbove",
+                                          "CE-mark packets held this long beyond their class's "
+                                          "delay (0: never)",
+                                          TimeValue(Time(0)),
+                                          MakeTimeAccessor(&HostDelayQueueDisc::m_markAbove),
+                                          MakeTimeChecker());
     return tid;
 }
 
@@ -102,7 +108,12 @@ HostDelayQueueDisc::DoDequeue()
         }
         return nullptr;
     }
-    return GetInternalQueue(best)->Dequeue();
+    Ptr<QueueDiscItem> item = GetInternalQueue(best)->Dequeue();
+    if (m_markAbove.IsStrictlyPositive() && now - earliest > m_markAbove)
+    {
+        Mark(item, "host");
+    }
+    return item;
 }
 
 } // namespace ns3
