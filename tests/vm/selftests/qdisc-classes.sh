@@ -135,7 +135,9 @@ gso_run() {
 check "TSO is on on the sender" sh -c "/usr/sbin/ip netns exec snd ethtool -k veth-s | grep -q 'tcp-segmentation-offload: on'"
 check "split_gso on: DCTCP run" gso_run
 diag "split_gso on: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
-check "split_gso on: traffic and marks happened" sh -c "[ $GSO_SEGS -gt 1000 ] && [ $GSO_MARKS -gt 0 ]"
+# 200 segments rule out an empty run (the 2% comparisons below then have a resolution of 4); a
+# fixed volume would measure the host: a debug guest beside a second VM moved 723 in 3 s.
+check "split_gso on: traffic and marks happened" sh -c "[ $GSO_SEGS -gt 200 ] && [ $GSO_MARKS -gt 0 ]"
 check "split_gso on: the qdisc counts segments (within 2% of what the receiver saw)" \
 	sh -c "d=$((GSO_PKTS - GSO_SEGS)); [ \${d#-} -le $((GSO_SEGS / 50)) ]"
 check "split_gso on: CE at the receiver follows the marks (within 2%)" \
@@ -143,7 +145,7 @@ check "split_gso on: CE at the receiver follows the marks (within 2%)" \
 check "split_gso off: DCTCP run" gso_run split_gso off
 diag "split_gso off: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
 check "split_gso off: the qdisc counts super-packets (fewer than half the segments)" \
-	sh -c "[ $GSO_SEGS -gt 1000 ] && [ $((GSO_PKTS * 2)) -lt $GSO_SEGS ]"
+	sh -c "[ $GSO_SEGS -gt 200 ] && [ $((GSO_PKTS * 2)) -lt $GSO_SEGS ]"
 net_teardown
 
 ktap_end
