@@ -34,23 +34,30 @@ check "unload refused while a qdisc exists" busy_unload
 starve() { tc qdisc replace dev $Q root handle 1: ecnsharp rate 8kbit burst 1514 limit 1000 "$@"; }
 # arrived: the packets every ecnsharp qdisc on the device has seen arrive (its own counter).
 arrived() { tc -s -j qdisc show dev $Q | jq '[.[] | select(.kind == "ecnsharp") | .bands[].enqueued] | add // 0'; }
-# fill_counted COUNT: COUNT pings of 1014 bytes on the wire, 100 a second, until the qdisc has
-# counted COUNT arrivals (no deadline on the sender: the debug guest is ten times slower), within
-# a generous bound of 120 s.
-fill_counted() {
-	_a0=$(arrived)
+# ping_until COUNT TEST...: up to COUNT pings of 1014 bytes on the wire, 100 a second, until
+# TEST holds (no deadline on the sender: the debug guest is ten times slower), within a generous
+# bound of 120 s; the pings stop either way.
+ping_until() {
 	ping -q -c "$1" -i 0.01 -s 972 10.1.0.2 >/dev/null 2>&1 &
 	_ping=$!
+	shift
 	_t=0
-	while [ "$(arrived)" -lt $((_a0 + $1)) ]; do
+	until "$@"; do
 		_t=$((_t + 1))
-		[ $_t -gt 600 ] && { kill $_ping 2>/dev/null; echo "only $(($(arrived) - _a0)) of $1 arrived in 120 s"; return 1; }
+		[ $_t -gt 600 ] && break
 		sleep 0.2
 	done
 	kill $_ping 2>/dev/null
 	wait $_ping 2>/dev/null
-	return 0
+	[ $_t -le 600 ]
 }
+# fill_counted COUNT: COUNT pings, until the qdisc has counted COUNT arrivals.
+fill_counted() {
+	_a0=$(arrived)
+	ping_until "$1" arrived_at_least $((_a0 + $1)) ||
+		{ echo "only $(($(arrived) - _a0)) of $1 arrived in 120 s"; return 1; }
+}
+arrived_at_least() { [ "$(arrived)" -ge "$1" ]; }
 # most_queued: the shaper let through no more bytes than its rate allows over the time the
 # qdisc's own clock says passed (the dump's "now", in us; 1000 bytes a second, plus the bucket,
 # one packet of slack and 100 ms of late credit), none was dropped, and most of the 100 are still
@@ -118,18 +125,10 @@ band_sum() { qjson $Q | jq "[.bands[].$1] | add"; }
 # slow guest that counts arrivals instead may find the queue all but drained by the time it acts
 # (seen on the debug kernel: 20 arrived, none left to reset).
 fill_queued() {
-	ping -q -c 12000 -i 0.01 -s 972 10.1.0.2 >/dev/null 2>&1 &
-	_ping=$!
-	_t=0
-	until [ "$(band_sum qlen)" -ge "$1" ]; do
-		_t=$((_t + 1))
-		[ $_t -gt 600 ] && { kill $_ping 2>/dev/null; echo "fewer than $1 queued after 120 s"; return 1; }
-		sleep 0.2
-	done
-	kill $_ping 2>/dev/null
-	wait $_ping 2>/dev/null
+	ping_until 12000 queued_at_least "$1" || { echo "fewer than $1 queued after 120 s"; return 1; }
 	_held=$(band_sum qlen)
 }
+queued_at_least() { [ "$(band_sum qlen)" -ge "$1" ]; }
 down_reset() {
 	starve || return 1
 	_d0=$(band_sum drops_config)
