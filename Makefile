@@ -8,6 +8,8 @@
 #                        docs/results/ (summary, tables, plots); not part of make check
 #   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
 #                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
+#   make bench-ablation  where ecnsharp's per-packet cost goes: the module without its clock, DS
+#                        field read, engine, histogram or marker, against prio (~5 min)
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
@@ -57,7 +59,7 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecn
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo bench experiments deps kernel kernel-debug \
+.PHONY: all module tools completions check soak demo bench bench-ablation experiments deps kernel kernel-debug \
 	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
@@ -180,6 +182,9 @@ BENCH_ROUNDS ?= 15
 BENCH_COUNT ?= 200000
 bench:
 	@tests/bench.sh $(BENCH_ROUNDS) $(BENCH_COUNT)
+
+bench-ablation:
+	@tests/bench-ablation.sh
 
 deps:
 	@tests/vm/deps.sh

@@ -4,7 +4,7 @@
 //!   ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min B] [--max B]
 //!                           [--seed S] [--gap-ms MS]
 //!                           [--timeout-s S]
-//!   ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D]
+//!   ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B]
 //!                          [--seed S] [--cdf FILE]
 //!
 //!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE
@@ -26,7 +26,7 @@ use std::time::Duration;
 
 const USAGE: &str = "usage: ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
        ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S]
-       ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--seed S] [--cdf FILE]
+       ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE]
        ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE";
 
 struct Args(HashMap<String, String>);
@@ -106,7 +106,7 @@ fn run(argv: &[String]) -> Result<(), String> {
                 drain: Duration::from_secs_f64(a.num("drain-seconds", Some(30.0))?),
                 seed: a.num("seed", Some(1))?,
                 short: 100_000,
-                large: 10_000_000,
+                large: a.num("large-bytes", Some(10_000_000))?,
             };
             if !(c.load > 0.0 && c.rate_bps > 0.0) {
                 return Err("--load and --rate-mbit must be positive".into());

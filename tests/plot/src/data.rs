@@ -131,6 +131,8 @@ pub const SCHEMES: &[&str] = &[
     "codel_like",
     "dctcp_red",
     "fq_codel",
+    "ecnsharp_pst_avg",
+    "ecnsharp_pst_sim",
 ];
 
 /// The number a variant starts with ("3x" -> 3, "0.5" -> 0.5, "16" -> 16).
@@ -141,9 +143,10 @@ pub fn num(s: &str) -> f64 {
     s[..end].parse().unwrap_or(f64::MAX)
 }
 
-/// The largest fanout of a round before the first one with a drop: every smaller fanout was
-/// drop-free. 0 when the smallest fanout already dropped. None for a round with no fanout.
-pub fn max_no_drop(points: &[(f64, f64)]) -> Option<f64> {
+/// The largest fanout of a round before the first one whose count (drops, timeouts) is above
+/// zero: every smaller fanout was free of them. 0 when the smallest fanout already had one. None
+/// for a round with no fanout.
+pub fn max_before_first(points: &[(f64, f64)]) -> Option<f64> {
     let mut p = points.to_vec();
     p.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut best = None;
@@ -172,12 +175,12 @@ mod tests {
     #[test]
     fn largest_fanout_before_the_first_drop() {
         assert_eq!(
-            max_no_drop(&[(8.0, 0.0), (16.0, 0.0), (32.0, 3.0), (64.0, 0.0)]),
+            max_before_first(&[(8.0, 0.0), (16.0, 0.0), (32.0, 3.0), (64.0, 0.0)]),
             Some(16.0)
         );
-        assert_eq!(max_no_drop(&[(16.0, 0.0), (8.0, 0.0)]), Some(16.0));
-        assert_eq!(max_no_drop(&[(8.0, 1.0), (16.0, 0.0)]), Some(0.0));
-        assert_eq!(max_no_drop(&[]), None);
+        assert_eq!(max_before_first(&[(16.0, 0.0), (8.0, 0.0)]), Some(16.0));
+        assert_eq!(max_before_first(&[(8.0, 1.0), (16.0, 0.0)]), Some(0.0));
+        assert_eq!(max_before_first(&[]), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The summary (JSON), the tables (Markdown) and the one-line-per-scenario verdicts.
 
-use crate::data::{max_no_drop, Data, Spread};
+use crate::data::{max_before_first, Data, Spread};
 use std::fmt::Write;
 
 /// The summary as JSON: scenario -> variant -> scheme -> metric -> {median, min, max, n, rounds}.
@@ -116,18 +116,22 @@ pub fn table(d: &Data, sc: &str, cols: &[(&str, &str, String)]) -> String {
     t
 }
 
-/// Per scheme: the median over rounds of the largest drop-free fanout, with its range.
-pub fn incast_max_fanout(d: &Data, scheme: &str) -> Option<Spread> {
+/// Per scheme: the median over rounds of the largest fanout free of `metric` (`drops` at the
+/// qdisc, or RTO `timeouts` at the senders, the paper's measure), with its range.
+pub fn incast_max_fanout(d: &Data, scheme: &str, metric: &str) -> Option<Spread> {
     let mut by_round: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
     for var in d.variants("incast") {
-        for (r, v) in d.rounds("incast", &var, scheme, "drops") {
+        for (r, v) in d.rounds("incast", &var, scheme, metric) {
             by_round
                 .entry(r)
                 .or_default()
                 .push((crate::data::num(&var), v));
         }
     }
-    let v: Vec<f64> = by_round.values().filter_map(|p| max_no_drop(p)).collect();
+    let v: Vec<f64> = by_round
+        .values()
+        .filter_map(|p| max_before_first(p))
+        .collect();
     crate::data::spread(&v)
 }
 
@@ -150,11 +154,35 @@ pub fn verdicts(d: &Data) -> Vec<String> {
             ));
         }
     }
+    // ECN# with other pst_targets against TCN-Tail, when they ran (3x).
+    let pst: Vec<String> = d
+        .schemes("rtt_variation")
+        .into_iter()
+        .filter(|s| s.starts_with("ecnsharp_pst_"))
+        .collect();
+    if !pst.is_empty() {
+        let mut line = String::from("rtt_variation_pst_target: sojourn_mean/tcn_tail");
+        for metric in ["sojourn_mean_us", "goodput_mbps"] {
+            if metric == "goodput_mbps" {
+                line.push_str(" goodput/tcn_tail");
+            }
+            for s in std::iter::once("ecnsharp").chain(pst.iter().map(String::as_str)) {
+                let name = s.strip_prefix("ecnsharp_").unwrap_or("pst_dctcp");
+                let r = ratio(d, "rtt_variation", "3x", metric, s, "tcn_tail");
+                let _ = write!(line, " {name}={r}");
+            }
+        }
+        v.push(line);
+    }
     if !d.variants("incast").is_empty() {
-        let mut line = String::from("incast: max_fanout_no_drop");
-        for scheme in d.schemes("incast") {
-            let n = incast_max_fanout(d, &scheme).map_or("n/a".into(), |s| short(s.median));
-            let _ = write!(line, " {scheme}={n}");
+        let mut line = String::from("incast:");
+        for (metric, name) in [("drops", "no_drop"), ("timeouts", "no_timeout")] {
+            let _ = write!(line, " max_fanout_{name}");
+            for scheme in d.schemes("incast") {
+                let n =
+                    incast_max_fanout(d, &scheme, metric).map_or("n/a".into(), |s| short(s.median));
+                let _ = write!(line, " {scheme}={n}");
+            }
         }
         v.push(line);
     }
@@ -203,6 +231,10 @@ mod tests {
             for (n, e, c) in [(8, 0, 0), (16, 0, 4), (32, 2, 9)] {
                 rows += &format!("incast\t{n}\tecnsharp\t{r}\tdrops\t{e}\n");
                 rows += &format!("incast\t{n}\tcodel_like\t{r}\tdrops\t{c}\n");
+                // Timeouts: ECN# none; CoDel from 32 on in round 1 only, from 16 on otherwise.
+                let t = u32::from(n >= 32 || (n >= 16 && r > 1));
+                rows += &format!("incast\t{n}\tecnsharp\t{r}\ttimeouts\t0\n");
+                rows += &format!("incast\t{n}\tcodel_like\t{r}\ttimeouts\t{t}\n");
             }
         }
         Data::parse(&rows, "").unwrap()
@@ -215,7 +247,11 @@ mod tests {
             v[0],
             "rtt_variation: sojourn_mean ecnsharp/tcn_tail=0.100 goodput ecnsharp/tcn_tail=0.990"
         );
-        assert_eq!(v[1], "incast: max_fanout_no_drop ecnsharp=16 codel_like=8");
+        assert_eq!(
+            v[1],
+            "incast: max_fanout_no_drop ecnsharp=16 codel_like=8 \
+             max_fanout_no_timeout ecnsharp=32 codel_like=8"
+        );
     }
 
     #[test]

@@ -104,17 +104,28 @@ measure_rtts() {
 	RTT_P90_US=$2
 }
 
-# tune: ECN#'s parameters for the measured RTTs (ecnsharp-tc tune, lambda 1 as the paper's
-# testbed); sets INS, PST, INTERVAL (times with units) and K_BYTES (Equation 1 at the p90 RTT).
+# tune: ECN#'s parameters for the measured RTTs, from ecnsharp-tc tune (docs/tuning.md, "Keeping
+# the current practice's threshold"). ins_target, pst_interval and K from lambda 1, the current
+# practice's high threshold (the paper's testbed: 250 KB, 200 us at the p90 RTT), so ECN# and
+# TCN-Tail mark instantaneously at the very same sojourn; pst_target from the lambda of the
+# transport the hosts run, DCTCP's 0.17, the lower bound of section 3.4 (offloads are off, so
+# there is no GSO oscillation to stay above). Sets INS, PST, INTERVAL (times with units),
+# K_BYTES, AVG (the mean RTT, TCN-Avg's threshold), PST_AVG (lambda 1 x the mean RTT, the
+# testbed's pst_target) and PST_SIM (the paper's simulations' 10 us, scaled like every time).
 tune() {
 	ecnsharp-tc tune --rate "$RATE" --rtt-avg "${RTT_AVG_US}us" --rtt-p90 "${RTT_P90_US}us" \
 		--lambda 1 --dev out >/tmp/tune.out || return 1
 	line=$(grep '^tc qdisc replace' /tmp/tune.out)
 	INS=$(echo "$line" | sed -n 's/.*ins_target \([^ ]*\).*/\1/p')
-	PST=$(echo "$line" | sed -n 's/.*pst_target \([^ ]*\).*/\1/p')
+	PST_AVG=$(echo "$line" | sed -n 's/.*pst_target \([^ ]*\).*/\1/p')
 	INTERVAL=$(echo "$line" | sed -n 's/.*pst_interval \([^ ]*\).*/\1/p')
 	K_BYTES=$(sed -n 's/.*= \([0-9]*\) bytes.*/\1/p' /tmp/tune.out)
-	[ -n "$INS" ] && [ -n "$PST" ] && [ -n "$INTERVAL" ] && [ -n "$K_BYTES" ]
+	ecnsharp-tc tune --rate "$RATE" --rtt-avg "${RTT_AVG_US}us" --rtt-p90 "${RTT_P90_US}us" \
+		--transport dctcp --dev out >>/tmp/tune.out || return 1
+	PST=$(grep '^tc qdisc replace' /tmp/tune.out | tail -n 1 | sed -n 's/.*pst_target \([^ ]*\).*/\1/p')
+	AVG=${RTT_AVG_US}us
+	PST_SIM=$((10 * 10000 / RATE_MBIT))us
+	[ -n "$INS" ] && [ -n "$PST" ] && [ -n "$PST_AVG" ] && [ -n "$INTERVAL" ] && [ -n "$K_BYTES" ]
 }
 
 # install NS DEV SCHEME: the scheme as the root of DEV, shaped to RATE with a BURST-byte bucket.
@@ -128,7 +139,14 @@ install() {
 	ecnsharp) tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode ecnsharp ins_target "$INS" \
 		pst_target "$PST" pst_interval "$INTERVAL" ;;
 	tcn_tail) tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode tcn ins_target "$INS" ;;
-	tcn_avg) tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode tcn ins_target "$PST" ;;
+	# Sensitivity of ECN# to pst_target (3x only): the testbed's lambda-1 value and the
+	# simulations' 10 us.
+	ecnsharp_pst_avg | ecnsharp_pst_sim)
+		_p=$PST_AVG
+		[ "$3" = ecnsharp_pst_sim ] && _p=$PST_SIM
+		tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode ecnsharp ins_target "$INS" \
+			pst_target "$_p" pst_interval "$INTERVAL" ;;
+	tcn_avg) tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode tcn ins_target "$AVG" ;;
 	codel_like) tc -n "$_ns" qdisc add dev "$_dev" root handle 10: $_e mode codel pst_target "$PST" \
 		pst_interval "$INTERVAL" ;;
 	dctcp_red | fq_codel)

@@ -5,10 +5,12 @@
 # Usage (through tests/vm/run-in-vm): run.sh [KEY=VALUE...] [SCENARIO...]
 #   scenarios: rtt_variation incast rtt_variation_host flows sched (default: all, in this order)
 # Knobs (KEY=VALUE arguments, the guest has no host environment): ROUNDS (3), SECS (long-flow
-# run, 8), RTT_VARIATIONS ("3 2 5"), VARIATION_SCHEMES (2x and 5x: ecnsharp tcn_tail tcn_avg),
-# HOST_SCHEMES (ecnsharp tcn_tail dctcp_red fq_codel), INCAST_FANOUTS ("4 8 16 32 48"),
-# INCAST_QUERIES (3), FLOW_LOADS ("0.5 0.8"), FLOW_SECS (25), FLOW_SCHEMES (ecnsharp tcn_tail),
-# SCHED_SECS (15), SCHEMES (all six), RATE_MBIT (20), LIMIT (400), BASE_RTT_US (35000).
+# run, measured, 10), OMIT (seconds before it, 3), RTT_VARIATIONS ("3 2 5"), SENSITIVITY_SCHEMES
+# (3x only: ecnsharp_pst_avg ecnsharp_pst_sim), VARIATION_SCHEMES (2x and 5x: ecnsharp tcn_tail
+# tcn_avg), HOST_SCHEMES (ecnsharp tcn_tail dctcp_red fq_codel), INCAST_SCHEMES (ecnsharp
+# codel_like tcn_tail fq_codel), INCAST_FANOUTS ("8 16 24 32 48 64 96"), INCAST_QUERIES (2),
+# FLOW_LOADS ("0.5 0.8"), FLOW_SECS (25), FLOW_LARGE_BYTES (1000000), FLOW_SCHEMES (ecnsharp
+# tcn_tail), SCHED_SECS (15), SCHEMES (all six), RATE_MBIT (20), LIMIT (400), BASE_RTT_US (35000).
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;
@@ -17,7 +19,8 @@ for a in "$@"; do
 done
 . /test/vm/experiments/lib.sh
 ROUNDS=${ROUNDS:-3}
-SECS=${SECS:-8}
+SECS=${SECS:-10}
+OMIT=${OMIT:-3}
 SCENARIOS=${SCENARIOS:-rtt_variation incast rtt_variation_host flows sched}
 
 topology || { echo "topology failed"; exit 1; }
@@ -36,7 +39,7 @@ spread() {
 	rtt_spread "$1" || return 1
 	measure_rtts
 	tune || { cat /tmp/tune.out; return 1; }
-	echo "# ${1}x: RTT avg ${RTT_AVG_US}us p90 ${RTT_P90_US}us -> ins_target $INS pst_target $PST pst_interval $INTERVAL K $K_BYTES bytes"
+	echo "# ${1}x: RTT avg ${RTT_AVG_US}us p90 ${RTT_P90_US}us -> ins_target $INS pst_target $PST pst_interval $INTERVAL K $K_BYTES bytes (pst_target sensitivity: $PST_AVG, $PST_SIM)"
 	for kv in "rtt_avg_us $RTT_AVG_US" "rtt_p90_us $RTT_P90_US" "k_bytes $K_BYTES"; do
 		result params "${1}x" - 0 $kv
 	done
@@ -68,10 +71,10 @@ long_flows() {
 	CLIENTS=
 	for i in 1 2 3 4; do
 		if [ "$qns" = r ]; then cli=s$i dst=10.9.0.2; else cli=rcv dst=10.0.$i.1; fi
-		ip netns exec $cli iperf3 -c $dst -p 520$i -t "$SECS" -O 2 -C dctcp -J >/tmp/iperf$i.json 2>&1 &
+		ip netns exec $cli iperf3 -c $dst -p 520$i -t "$SECS" -O "$OMIT" -C dctcp -J >/tmp/iperf$i.json 2>&1 &
 		CLIENTS="$CLIENTS $!"
 	done
-	sleep 2.2
+	sleep "$OMIT.2"
 	s1=$(ecn_sojourn "$qns" "$qdev")
 	wait_iperf
 	s2=$(ecn_sojourn "$qns" "$qdev")
@@ -86,7 +89,7 @@ long_flows() {
 		result "$sc" "$var" "$scheme" "$round" "goodput_flow${i}_mbps" "$(awk "BEGIN { printf \"%.2f\", $b / 1e6 }")"
 	done
 	result "$sc" "$var" "$scheme" "$round" goodput_mbps "$(awk "BEGIN { printf \"%.2f\", $total / 1e6 }")"
-	set -- $(queue_stats /tmp/queue 2.5)
+	set -- $(queue_stats /tmp/queue "$OMIT.5")
 	result "$sc" "$var" "$scheme" "$round" qdelay_mean_us "$1"
 	result "$sc" "$var" "$scheme" "$round" qdelay_p99_us "$2"
 	result "$sc" "$var" "$scheme" "$round" queue_samples "$3"
@@ -101,7 +104,7 @@ long_flows() {
 	# How often the queue held packets: with a backlog the shaper should be sending at RATE, so
 	# goodput well below busy x RATE means the guest did not run the dequeue in time (a loaded
 	# host descheduling the vCPUs); ecnsharp also reports how late its shaper's timer fired.
-	result "$sc" "$var" "$scheme" "$round" queue_busy_pct "$(awk '$1 >= 2.5 && $2 != "" { n++; if ($2 > 0) b++ }
+	result "$sc" "$var" "$scheme" "$round" queue_busy_pct "$(awk -v from="$OMIT.5" '$1 >= from && $2 != "" { n++; if ($2 > 0) b++ }
 		END { if (n) printf "%d", 100 * b / n }' /tmp/queue)"
 	result "$sc" "$var" "$scheme" "$round" late_max_us "$(echo "$l" | jq -r '.late_max // empty')"
 	result "$sc" "$var" "$scheme" "$round" late_wakeups "$(echo "$l" | jq -r '.late_wakeups // empty')"
@@ -125,9 +128,10 @@ scenario_rtt_variation() {
 	for v in ${RTT_VARIATIONS:-3 2 5}; do
 		spread "$v" || return 1
 		r=1
-		# 3x with every scheme; the other spreads with the ones that tell ECN# from TCN's two
-		# settings (VARIATION_SCHEMES), to keep the whole run near 30 minutes.
-		sch=$SCHEMES
+		# 3x with every scheme and ECN# with two other pst_targets; the other spreads with the
+		# ones that tell ECN# from TCN's two settings (VARIATION_SCHEMES), to keep the whole run
+		# near 30 minutes.
+		sch="$SCHEMES ${SENSITIVITY_SCHEMES-ecnsharp_pst_avg ecnsharp_pst_sim}"
 		[ "$v" = 3 ] || sch=${VARIATION_SCHEMES:-ecnsharp tcn_tail tcn_avg}
 		while [ $r -le "$ROUNDS" ]; do
 			for s in $sch; do long_flows rtt_variation "${v}x" "$s" $r r out; done
@@ -170,7 +174,7 @@ scenario_incast() {
 	servers
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
-		for s in $SCHEMES; do
+		for s in ${INCAST_SCHEMES:-ecnsharp codel_like tcn_tail fq_codel}; do
 			install r out "$s" || return 1
 			ip netns exec rcv iperf3 -s -p 5201 -D -I /tmp/bg1.pid >/dev/null 2>&1
 			ip netns exec rcv iperf3 -s -p 5204 -D -I /tmp/bg4.pid >/dev/null 2>&1
@@ -181,11 +185,11 @@ scenario_incast() {
 			b4=$!
 			# Past the background flows' slow start, whose drops would count against the first N.
 			sleep 8
-			for n in ${INCAST_FANOUTS:-4 8 16 32 48}; do
+			for n in ${INCAST_FANOUTS:-8 16 24 32 48 64 96}; do
 				d0=$(leaf r out | jq -r .drops)
 				t0=$(tcp_timeouts)
 				ip netns exec rcv ecnsharp-flowgen incast --servers $SRV --fanout $n \
-					--queries "${INCAST_QUERIES:-3}" --gap-ms 100 --seed $((r * 1000 + n)) >/tmp/incast.out ||
+					--queries "${INCAST_QUERIES:-2}" --gap-ms 100 --seed $((r * 1000 + n)) >/tmp/incast.out ||
 					echo "# incast $s N=$n failed"
 				d1=$(leaf r out | jq -r .drops)
 				t1=$(tcp_timeouts)
@@ -217,6 +221,7 @@ scenario_flows() {
 				install r out "$s" || return 1
 				ip netns exec rcv ecnsharp-flowgen flows --servers $SRV --load "$load" \
 					--rate-mbit "$RATE_MBIT" --seconds "${FLOW_SECS:-25}" --drain-seconds 15 \
+					--large-bytes "${FLOW_LARGE_BYTES:-1000000}" \
 					--seed $r >/tmp/flows.out || echo "# flows $s failed"
 				sum=$(grep '"summary"' /tmp/flows.out)
 				for k in short_mean_us short_p99_us large_mean_us fct_mean_us short_n large_n launched unfinished; do
