@@ -129,8 +129,8 @@ scenario_rtt_variation() {
 		spread "$v" || return 1
 		r=1
 		# 3x with every scheme and ECN# with two other pst_targets; the other spreads with the
-		# ones that tell ECN# from TCN's two settings (VARIATION_SCHEMES), to keep the whole run
-		# near 30 minutes.
+		# ones that tell ECN# from TCN's two settings (VARIATION_SCHEMES): the whole run takes about
+		# 40 minutes on 2 cores (docs/results/README.md).
 		sch="$SCHEMES ${SENSITIVITY_SCHEMES-ecnsharp_pst_avg ecnsharp_pst_sim}"
 		[ "$v" = 3 ] || sch=${VARIATION_SCHEMES:-ecnsharp tcn_tail tcn_avg}
 		while [ $r -le "$ROUNDS" ]; do
