@@ -10,13 +10,16 @@ pub struct Series {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
-const COLORS: [RGBColor; 6] = [
+/// One per scheme of `data::SCHEMES` (a test keeps them as many), so no two schemes share one.
+const COLORS: [RGBColor; 8] = [
     RGBColor(214, 39, 40),
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
 ];
 
 pub fn line_chart(
@@ -168,4 +171,12 @@ pub fn band_rates(d: &Data, scheme: &str) -> Vec<Series> {
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_color_for_every_scheme() {
+        assert!(super::COLORS.len() >= crate::data::SCHEMES.len());
+    }
 }
