@@ -161,11 +161,12 @@ pub fn verdicts(d: &Data) -> Vec<String> {
         .filter(|s| s.starts_with("ecnsharp_pst_"))
         .collect();
     if !pst.is_empty() {
-        let mut line = String::from("rtt_variation_pst_target: sojourn_mean/tcn_tail");
-        for metric in ["sojourn_mean_us", "goodput_mbps"] {
-            if metric == "goodput_mbps" {
-                line.push_str(" goodput/tcn_tail");
-            }
+        let mut line = String::from("rtt_variation_pst_target:");
+        for (metric, label) in [
+            ("sojourn_mean_us", "sojourn_mean/tcn_tail"),
+            ("goodput_mbps", "goodput/tcn_tail"),
+        ] {
+            let _ = write!(line, " {label}");
             for s in std::iter::once("ecnsharp").chain(pst.iter().map(String::as_str)) {
                 let name = s.strip_prefix("ecnsharp_").unwrap_or("pst_dctcp");
                 let r = ratio(d, "rtt_variation", "3x", metric, s, "tcn_tail");
