@@ -42,8 +42,12 @@ check "class packets sum to the qdisc's" test "$sum_pkts" = "$(qstat $Q packets)
 check "class bytes sum to the qdisc's" test "$sum_bytes" = "$(qstat $Q bytes)"
 check "class 1:1 carried priority 6 (band 0)" test "$(cstat $Q 1:1 packets)" = $N
 check "class 1:2 carried priority 0 (band 1)" test "$(cstat $Q 1:2 packets)" = $N
+# Marks themselves depend on how long pktgen's burst sat queued (hundreds of ms on a debug guest),
+# so the check is on the shape: five causes, numbers, and every mark has at least one cause.
 check "class xstats: band number and marks by cause present" sh -c \
-	"ecnsharp-tc -s -j class show dev $Q | jq -e '.[] | select(.handle == \"1:2\") | .band == 1 and .marks_by_cause.ins == 0' >/dev/null"
+	"ecnsharp-tc -s -j class show dev $Q | jq -e '.[] | select(.handle == \"1:2\") | .band == 1
+		and (.marks_by_cause | length) == 5 and all(.marks_by_cause[]; type == \"number\")
+		and ([.marks_by_cause[]] | add) >= .marks' >/dev/null"
 check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xstats)" sh -c \
 	"[ \"\$(/usr/sbin/tc -s class show dev $Q)\" = \"\$(ecnsharp-tc -s class show dev $Q)\" ]"
 
