@@ -22,16 +22,58 @@ pub struct Incast {
     pub timeout: Duration,
 }
 
-pub fn run(c: &Incast) -> Result<(), String> {
-    let mut conns = Vec::new();
+/// Connections opened at once while setting up: one at a time, 96 handshakes through a
+/// bottleneck with a standing queue took most of a sweep's time; all at once would burst
+/// FANOUT SYN-ACKs into that queue.
+const CONNECT_PARALLEL: usize = 8;
+
+/// Connection `w` (round robin over the servers), ready for the queries.
+fn connect(c: &Incast, w: usize) -> Result<TcpStream, String> {
+    let a = &c.servers[w % c.servers.len()];
+    let s = TcpStream::connect(a).map_err(|e| format!("connect {a}: {e}"))?;
+    let _ = s.set_nodelay(true);
+    s.set_read_timeout(Some(c.timeout))
+        .map_err(|e| format!("read timeout: {e}"))?;
+    Ok(s)
+}
+
+/// The FANOUT connections, in order, CONNECT_PARALLEL handshakes at a time. Set up before the
+/// first query, so they are not part of any QCT.
+fn connect_all(c: &Incast) -> Result<Vec<TcpStream>, String> {
+    let lanes = CONNECT_PARALLEL.min(c.fanout).max(1);
+    let by_lane: Vec<Vec<Result<TcpStream, String>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..lanes)
+            .map(|lane| {
+                scope.spawn(move || {
+                    (lane..c.fanout)
+                        .step_by(lanes)
+                        .map(|w| connect(c, w))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("connect thread panicked".into())])
+            })
+            .collect()
+    });
+    // Lane l holds connections l, l + lanes, ...: take them back in order.
+    let mut lanes_iter: Vec<_> = by_lane.into_iter().map(Vec::into_iter).collect();
+    let mut conns = Vec::with_capacity(c.fanout);
     for w in 0..c.fanout {
-        let a = &c.servers[w % c.servers.len()];
-        let s = TcpStream::connect(a).map_err(|e| format!("connect {a}: {e}"))?;
-        let _ = s.set_nodelay(true);
-        s.set_read_timeout(Some(c.timeout))
-            .map_err(|e| format!("read timeout: {e}"))?;
-        conns.push(s);
+        let r = lanes_iter[w % lanes]
+            .next()
+            .unwrap_or_else(|| Err("connection missing".into()));
+        conns.push(r?);
     }
+    Ok(conns)
+}
+
+pub fn run(c: &Incast) -> Result<(), String> {
+    let conns = connect_all(c)?;
     // Both barriers include the main thread: it releases a query and waits for its end.
     let start = Arc::new(Barrier::new(c.fanout + 1));
     let end = Arc::new(Barrier::new(c.fanout + 1));
@@ -106,4 +148,59 @@ pub fn run(c: &Incast) -> Result<(), String> {
         return Err(format!("{failed} responses failed"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    fn incast(servers: Vec<String>, fanout: usize) -> Incast {
+        Incast {
+            servers,
+            fanout,
+            queries: 1,
+            min: 1,
+            max: 1,
+            seed: 1,
+            gap: Duration::ZERO,
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[test]
+    fn connections_come_back_in_round_robin_order() {
+        // The backlog holds the connections; nothing needs to accept them for this test.
+        let (a, b) = (
+            TcpListener::bind("127.0.0.1:0").unwrap(),
+            TcpListener::bind("127.0.0.1:0").unwrap(),
+        );
+        let servers = vec![
+            a.local_addr().unwrap().to_string(),
+            b.local_addr().unwrap().to_string(),
+        ];
+        // 19: more than CONNECT_PARALLEL lanes, and not a multiple of them.
+        let conns = connect_all(&incast(servers.clone(), 19)).unwrap();
+        assert_eq!(conns.len(), 19);
+        for (w, s) in conns.iter().enumerate() {
+            assert_eq!(
+                s.peer_addr().unwrap().to_string(),
+                servers[w % 2],
+                "connection {w}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refused_connection_fails_the_setup() {
+        let a = TcpListener::bind("127.0.0.1:0").unwrap();
+        // A port that was just free: nothing listens on it.
+        let dead = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let servers = vec![a.local_addr().unwrap().to_string(), dead.to_string()];
+        let e = connect_all(&incast(servers, 5)).unwrap_err();
+        assert!(e.starts_with(&format!("connect {dead}")), "{e}");
+    }
 }
