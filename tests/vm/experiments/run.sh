@@ -24,7 +24,7 @@ OMIT=${OMIT:-3}
 SCENARIOS=${SCENARIOS:-rtt_variation incast rtt_variation_host flows sched}
 
 topology || { echo "topology failed"; exit 1; }
-dctcp_in_force || { echo "DCTCP is not in force at every end host"; exit 1; }
+dctcp_in_force || { echo "DCTCP with ECN (and no ECN fallback) is not in force at every end host"; exit 1; }
 echo "# load: $(cat /proc/loadavg)"
 # The topology's own RTT (no netem), subtracted from the netem delays.
 measure_rtts
@@ -315,9 +315,11 @@ scenario_sched() {
 for sc in $SCENARIOS; do
 	echo "# scenario $sc start, load: $(cat /proc/loadavg)"
 	t0_sc=$(uptime_ms)
+	syn0=$(syn_retrans)
 	scenario_$sc || echo "# scenario $sc failed"
-	# Where the run's time goes (the whole run is meant to stay near 30 minutes).
-	echo "# scenario $sc took $((($(uptime_ms) - t0_sc) / 1000)) s"
+	# Where the run's time goes (the whole run is meant to stay near 30 minutes), and how many
+	# connections had to send their SYN again (they keep ECN: see topology).
+	echo "# scenario $sc took $((($(uptime_ms) - t0_sc) / 1000)) s, SYNs sent again: $(($(syn_retrans) - syn0))"
 done
 echo "# done, load: $(cat /proc/loadavg)"
 for ns in r rcv s1 s2 s3 s4; do ip netns del $ns 2>/dev/null; done
