@@ -100,6 +100,7 @@ parent_case() {
 	u0=$(rx_udp)
 	pg_send 200 1000 "tos 02" || return 1
 	child_drained 40 || { echo "not drained"; cjson 2:; return 1; }
+	await_count $((u0 + 200)) rx_udp
 	got=$(($(rx_udp) - u0))
 	c=$(cjson 2:)
 	[ "$(echo "$c" | jq -r '.packets')" = 200 ] || { echo "child sent: $c"; return 1; }

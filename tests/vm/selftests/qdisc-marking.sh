@@ -49,6 +49,7 @@ ce0=$(rx InCEPkts); ect0=$(rx InECT0Pkts); hdr0=$(snmp_counter rcv Ip InHdrError
 check "ECT(0) burst through the shaper" burst $N "tos 02"
 want=$(above 20000 $N)
 diag "predicted instantaneous marks: $want of $N"
+await_count $((np0 + N)) udp_noports
 check "tcn: marks within one packet of the prediction" near "$(bstat $Q 0 marks)" "$want" 1
 check "tcn: every mark counted as instantaneous" near "$(bstat $Q 0 marks_by_cause.ins)" "$(bstat $Q 0 marks)" 0
 check "receiver saw CE on exactly the marked packets" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
@@ -78,11 +79,13 @@ ce0=$(rx InCEPkts); np0=$(udp_noports)
 check "non-ECT burst, policy pass" burst $N "tos 00"
 check "pass: no marks, no drops" near "$(($(bstat $Q 0 marks) + $(qstat $Q drops)))" 0 0
 check "pass: would-be marks counted as nonect_passed" near "$(bstat $Q 0 nonect_passed)" "$want" 1
+await_count $((np0 + N)) udp_noports
 check "pass: all delivered, none CE" near $(($(udp_noports) - np0 + $(rx InCEPkts) - ce0)) $N 0
 setup mode tcn ins_target 20ms non_ect drop
 np0=$(udp_noports)
 check "non-ECT burst, policy drop" burst $N "tos 00"
 check "drop: would-be marks dropped and counted" near "$(bstat $Q 0 drops_nonect)" "$want" 1
+await_count $((np0 + N - $(bstat $Q 0 drops_nonect))) udp_noports
 check "drop: the rest delivered" near $(($(udp_noports) - np0)) $((N - $(bstat $Q 0 drops_nonect))) 0
 check "drop: counters balance" qdisc_balanced $Q
 
@@ -140,6 +143,7 @@ setup mode ecnsharp ins_target 200ms pst_target 10ms pst_interval 40ms
 ce0=$(rx InCEPkts); np0=$(udp_noports)
 check "ecnsharp: 100-packet burst" burst 100 "tos 02"
 ins=$(above 200000 100)
+await_count $((np0 + 100)) udp_noports
 check "ecnsharp: all 100 delivered" near $(($(udp_noports) - np0)) 100 0
 check "ecnsharp: instantaneous marks as predicted" near "$(bstat $Q 0 marks_by_cause.ins)" "$ins" 1
 check "ecnsharp: persistent marks as predicted" pst_as_predicted 10000 40000 sqrt 100
@@ -182,6 +186,7 @@ diag "pktgen saw $refused refusals"
 check "limit: there were refusals" sh -c "[ ${refused:-0} -gt 0 ]"
 check "limit: every refusal counted as a limit drop" near "$(bstat $Q 0 drops_limit)" "$refused" 0
 check "limit: generic drops agree" near "$(qstat $Q drops)" "$refused" 0
+await_count $((np0 + 50)) udp_noports
 check "limit: exactly the accepted packets delivered" near $(($(udp_noports) - np0)) 50 0
 check "limit: counters balance" qdisc_balanced $Q
 
