@@ -116,12 +116,40 @@ net_teardown() {
 # iperf_run ARGS...: an iperf3 client in snd towards an iperf3 server in rcv; JSON in /tmp/iperf.json.
 iperf_run() {
 	ip netns exec rcv iperf3 -s -1 -D -I /tmp/iperf-s.pid >/dev/null 2>&1 || return 1
-	sleep 0.3
+	wait_listen rcv 5201 || { echo "iperf3 server not listening after 10 s"; return 1; }
 	ip netns exec snd iperf3 -J "$@" >/tmp/iperf.json 2>/tmp/iperf.err
 	_rc=$?
 	[ -f /tmp/iperf-s.pid ] && kill "$(cat /tmp/iperf-s.pid)" 2>/dev/null
 	rm -f /tmp/iperf-s.pid
 	return $_rc
+}
+
+# wait_listen NS PORT [TIMEOUT_S]: until a TCP socket listens on PORT in namespace NS (10 s by
+# default). A fixed sleep after starting a server loses the race on a slow or loaded guest.
+wait_listen() {
+	_n=0
+	until ip netns exec "$1" /usr/bin/ss -Hltn "sport = :$2" | grep -q .; do
+		_n=$((_n + 1))
+		[ $_n -gt $((${3:-10} * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+# await_count WANT CMD...: poll CMD (which prints a number) every 0.1 s until it prints at least
+# WANT, for up to 5 s; returns 0 either way, the caller compares the value then. After
+# wait_drained a packet the qdisc already released can still sit in the other vCPU's backlog on
+# its way to the receiver's counters, so an exact count read at once depends on guest speed.
+await_count() {
+	_want=$1
+	shift
+	_n=0
+	while :; do
+		_v=$("$@")
+		[ -n "$_v" ] && [ "$_v" -ge "$_want" ] 2>/dev/null && return 0
+		_n=$((_n + 1))
+		[ $_n -ge 50 ] && return 0
+		sleep 0.1
+	done
 }
 
 # ---- Exact traffic with pktgen (no userspace sender): the qdisc under test sits on "vq" in the

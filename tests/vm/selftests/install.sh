@@ -93,8 +93,24 @@ sysctl -qw net.core.default_qdisc=pfifo_fast
 net_pair
 plugin_add() { tc -n snd qdisc add dev veth-s root ecnsharp bands 3 rate 200mbit pst_target 70us; }
 plugin_show() { tc -n snd qdisc show dev veth-s | tee /dev/stderr | grep -q 'bands 3 .*pst_target 70us.*rate 200Mbit'; }
+# The fresh namespace's IPv6 (DAD, MLD, router solicitations) crosses the veth for a few seconds
+# and moves the counters between two dumps: compare only when the tc dumps taken before and after
+# ecnsharp-tc's agree (nothing moved, so its dump saw the same counters), for up to 15 s.
 same_text() {
-	[ "$(tc -n snd -s qdisc show dev veth-s)" = "$(ecnsharp-tc -n snd -s qdisc show dev veth-s)" ]
+	_n=0
+	while :; do
+		_t1=$(tc -n snd -s qdisc show dev veth-s)
+		_e=$(ecnsharp-tc -n snd -s qdisc show dev veth-s)
+		_t2=$(tc -n snd -s qdisc show dev veth-s)
+		if [ "$_t1" = "$_t2" ]; then
+			[ "$_e" = "$_t1" ] && return 0
+			printf 'tc:\n%s\necnsharp-tc:\n%s\n' "$_t1" "$_e"
+			return 1
+		fi
+		_n=$((_n + 1))
+		[ $_n -ge 30 ] && { echo "the counters never held still for 15 s"; return 1; }
+		sleep 0.5
+	done
 }
 same_json() {
 	# The options and every member name; the counters may move between the two dumps (IPv6

@@ -35,6 +35,7 @@ tc qdisc replace dev $Q root handle 1: ecnsharp bands 3
 u0=$(rx_udp)
 send_udp "skb_priority 6"
 send_udp "skb_priority 0"
+await_count $((u0 + 2 * N)) rx_udp
 check "all $((2 * N)) packets delivered" test $(($(rx_udp) - u0)) = $((2 * N))
 sum_pkts=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
 sum_bytes=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .bytes] | add')
@@ -81,10 +82,12 @@ check "histogram: p99 ($p99_us us) is the upper edge of the bucket of rank 99% (
 # The sojourns spread evenly from ~0 to the maximum the qdisc recorded (ideally 0.99 * 200 *
 # 496 B at 2.4 Mbit/s = 327 ms, less however long pktgen took to send the burst: over 70 ms on
 # a starved debug guest), so the rank-99% packet sits within 1% of that maximum and its bucket's
-# upper edge, capped by the maximum, is at least 0.9 of it.
+# upper edge, capped by the maximum, is at least 0.9 of it. The maximum must prove a queue: 20
+# packet times (1653 us each), not a fixed 100 ms that a sender too slow to build the whole queue
+# may not reach.
 max_us=$(echo "$H" | jq '.sojourn_max | floor')
 check "histogram: p99 ($p99_us us) is within 90-100% of the class's sojourn max ($max_us us)" \
-	sh -c "[ $((p99_us * 10)) -ge $((max_us * 9)) ] && [ $p99_us -le $((max_us + 1)) ] && [ $max_us -gt 100000 ]"
+	sh -c "[ $((p99_us * 10)) -ge $((max_us * 9)) ] && [ $p99_us -le $((max_us + 1)) ] && [ $max_us -gt $((20 * 1653)) ]"
 check "histogram: p50 is below p99" sh -c "[ $(echo "$H" | jq .sojourn_p50) -lt $p99_us ]"
 check "text: ecnsharp-tc -s class show prints the percentiles" sh -c \
 	"ecnsharp-tc -s class show dev $Q | grep -q '^   sojourn p50 .* p99 .* hist '"
@@ -127,9 +130,11 @@ gso_run() {
 	tc -n snd qdisc del dev veth-s root 2>/dev/null
 	tc -n snd qdisc add dev veth-s root handle 1: ecnsharp rate 200mbit limit 10000 mode tcn ins_target 1ms "$@"
 	s0=$(segs)
+	v60=$(snmp6_counter rcv Ip6InReceives)
 	ce0=$(netstat_counter rcv IpExt InCEPkts)
 	iperf_run -c 10.0.0.2 -t 3 -C dctcp >/dev/null || return 1
 	GSO_SEGS=$(($(segs) - s0))
+	GSO_V6=$(($(snmp6_counter rcv Ip6InReceives) - v60))
 	GSO_CE=$(($(netstat_counter rcv IpExt InCEPkts) - ce0))
 	j=$(tc -n snd -s -j qdisc show dev veth-s | jq -c '.[0]')
 	# The band's own count of skbs (the generic counter counts a GSO packet's segments).
@@ -138,12 +143,15 @@ gso_run() {
 }
 check "TSO is on on the sender" sh -c "/usr/sbin/ip netns exec snd ethtool -k veth-s | grep -q 'tcp-segmentation-offload: on'"
 check "split_gso on: DCTCP run" gso_run
-diag "split_gso on: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS, marks $GSO_MARKS, CE $GSO_CE"
+diag "split_gso on: qdisc packets $GSO_PKTS, receiver segments $GSO_SEGS (+ $GSO_V6 IPv6), marks $GSO_MARKS, CE $GSO_CE"
 # 200 segments rule out an empty run (the 2% comparisons below then have a resolution of 4); a
 # fixed volume would measure the host: a debug guest beside a second VM moved 723 in 3 s.
 check "split_gso on: traffic and marks happened" sh -c "[ $GSO_SEGS -gt 200 ] && [ $GSO_MARKS -gt 0 ]"
-check "split_gso on: the qdisc counts segments (within 2% of what the receiver saw)" \
-	sh -c "d=$((GSO_PKTS - GSO_SEGS)); [ \${d#-} -le $((GSO_SEGS / 50)) ]"
+# The qdisc also passes the fresh namespace's own traffic: IPv6 (DAD, MLD, RS; counted by the
+# receiver's snmp6) and ARP (counted by nobody; a few packets). A tolerance of 2% alone is below
+# those few packets when a slow guest moves only a few hundred segments, so it gets 8 more.
+check "split_gso on: the qdisc counts segments (within 2% + 8 of what the receiver saw)" \
+	sh -c "d=$((GSO_PKTS - GSO_SEGS - GSO_V6)); [ \${d#-} -le $((GSO_SEGS / 50 + 8)) ]"
 check "split_gso on: CE at the receiver follows the marks (within 2%)" \
 	sh -c "d=$((GSO_CE - GSO_MARKS)); [ \${d#-} -le $((GSO_MARKS / 50 + 2)) ]"
 check "split_gso off: DCTCP run" gso_run split_gso off

@@ -74,6 +74,7 @@ forwards() {
 	_np0=$(snmp_counter rcv Udp NoPorts)
 	pg_send 100 200 "udp_src_min 9" "udp_src_max 64" "flag UDPSRC_RND" || return 1
 	wait_drained $Q 60 || { echo "queue never drained"; tc -s qdisc show dev $Q; return 1; }
+	await_count $((_np0 + 100)) snmp_counter rcv Udp NoPorts
 	_got=$(($(snmp_counter rcv Udp NoPorts) - _np0))
 	[ "$_got" = 100 ] || { echo "delivered $_got of 100"; tc -s qdisc show dev $Q; return 1; }
 	settled_balanced $Q || return 1

@@ -38,6 +38,22 @@ near() {
 		{ echo "got $1, expected $2 (+-$3)"; return 1; }
 }
 rx() { netstat_counter rcv IpExt "$1"; }
+# A loaded host fires the shaper's watchdog late (12-24 ms seen; the qdisc measures it: late_max,
+# per qdisc, and every burst gets a fresh one). The shaper credits that lateness back
+# (TokenBucket::consume, up to 100 ms), so the schedule does not slip: every departure is on time
+# or at most late_max late, and a late departure only lengthens a sojourn. Bounds on sojourn
+# rules therefore widen on the late side only, by late_max, and stay tight when it is small.
+late_us() { qstat $Q late_max | awk '{ printf "%d\n", $1 }'; }
+# ins_near GOT TARGET_US COUNT: GOT (instantaneous marks, or what stands for them) lies between
+# the marks of the on-time schedule and those with every departure late_max late, within 1.
+ins_near() {
+	_l=$(late_us)
+	[ "${_l:-0}" -le 100000 ] || { echo "late_max $_l us is beyond the shaper's 100 ms credit"; return 1; }
+	_lo=$(above "$2" "$3")
+	_hi=$(above $(($2 - ${_l:-0})) "$3")
+	[ -n "$1" ] && [ "$1" -ge $((_lo - 1)) ] && [ "$1" -le $((_hi + 1)) ] ||
+		{ echo "got $1, expected $_lo on time .. $_hi with departures ${_l}us late (+-1)"; return 1; }
+}
 udp_noports() { snmp_counter rcv Udp NoPorts; }
 
 pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
@@ -49,27 +65,32 @@ ce0=$(rx InCEPkts); ect0=$(rx InECT0Pkts); hdr0=$(snmp_counter rcv Ip InHdrError
 check "ECT(0) burst through the shaper" burst $N "tos 02"
 want=$(above 20000 $N)
 diag "predicted instantaneous marks: $want of $N"
-check "tcn: marks within one packet of the prediction" near "$(bstat $Q 0 marks)" "$want" 1
+await_count $((np0 + N)) udp_noports
+check "tcn: marks within one packet of the prediction (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N
 check "tcn: every mark counted as instantaneous" near "$(bstat $Q 0 marks_by_cause.ins)" "$(bstat $Q 0 marks)" 0
 check "receiver saw CE on exactly the marked packets" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 check "receiver saw ECT(0) on the others" near $(($(rx InECT0Pkts) - ect0)) $((N - $(bstat $Q 0 marks))) 0
 check "IPv4 checksums valid after marking (no header errors)" near "$(snmp_counter rcv Ip InHdrErrors)" "$hdr0" 0
 check "every packet delivered to UDP" near $(($(udp_noports) - np0)) $N 0
-check "sojourn_max matches the schedule (within 2 packet times)" near "$(bstat $Q 0 sojourn_max)" "$(sojourns $N | tail -n 1 | cut -d. -f1)" 16000
+soj_pred=$(sojourns $N | tail -n 1 | cut -d. -f1)
+soj_max=$(bstat $Q 0 sojourn_max | awk '{ printf "%d\n", $1 }')
+late=$(late_us)
+check "sojourn_max matches the schedule (within 2 packet times, and the timer's lateness ${late}us)" \
+	sh -c "[ ${soj_max:-0} -ge $((soj_pred - 16000)) ] && [ ${soj_max:-0} -le $((soj_pred + 16000 + ${late:-0})) ]"
 check "counters balance" qdisc_balanced $Q
 
 # ---- ECT(1) is marked as well.
 setup mode tcn ins_target 20ms
 ce0=$(rx InCEPkts)
 check "ECT(1) burst" burst $N "tos 01"
-check "ECT(1): marked like ECT(0)" near "$(bstat $Q 0 marks)" "$want" 1
+check "ECT(1): marked like ECT(0)" ins_near "$(bstat $Q 0 marks)" 20000 $N
 check "ECT(1): receiver saw the CE marks" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
 # ---- IPv6.
 setup mode tcn ins_target 20ms
 ce0=$(snmp6_counter rcv Ip6InCEPkts)
 check "IPv6 ECT(0) burst" burst $N "dst6 fd01::2" "src6 fd01::1" "traffic_class 02"
-check "IPv6: marks within one packet" near "$(bstat $Q 0 marks)" "$want" 1
+check "IPv6: marks within one packet (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N
 check "IPv6: receiver saw the CE marks" near $(($(snmp6_counter rcv Ip6InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
 # ---- Non-ECT: passed unmarked by default, dropped with non_ect drop.
@@ -77,12 +98,14 @@ setup mode tcn ins_target 20ms
 ce0=$(rx InCEPkts); np0=$(udp_noports)
 check "non-ECT burst, policy pass" burst $N "tos 00"
 check "pass: no marks, no drops" near "$(($(bstat $Q 0 marks) + $(qstat $Q drops)))" 0 0
-check "pass: would-be marks counted as nonect_passed" near "$(bstat $Q 0 nonect_passed)" "$want" 1
+check "pass: would-be marks counted as nonect_passed" ins_near "$(bstat $Q 0 nonect_passed)" 20000 $N
+await_count $((np0 + N)) udp_noports
 check "pass: all delivered, none CE" near $(($(udp_noports) - np0 + $(rx InCEPkts) - ce0)) $N 0
 setup mode tcn ins_target 20ms non_ect drop
 np0=$(udp_noports)
 check "non-ECT burst, policy drop" burst $N "tos 00"
-check "drop: would-be marks dropped and counted" near "$(bstat $Q 0 drops_nonect)" "$want" 1
+check "drop: would-be marks dropped and counted" ins_near "$(bstat $Q 0 drops_nonect)" 20000 $N
+await_count $((np0 + N - $(bstat $Q 0 drops_nonect))) udp_noports
 check "drop: the rest delivered" near $(($(udp_noports) - np0)) $((N - $(bstat $Q 0 drops_nonect))) 0
 check "drop: counters balance" qdisc_balanced $Q
 
@@ -140,8 +163,9 @@ setup mode ecnsharp ins_target 200ms pst_target 10ms pst_interval 40ms
 ce0=$(rx InCEPkts); np0=$(udp_noports)
 check "ecnsharp: 100-packet burst" burst 100 "tos 02"
 ins=$(above 200000 100)
+await_count $((np0 + 100)) udp_noports
 check "ecnsharp: all 100 delivered" near $(($(udp_noports) - np0)) 100 0
-check "ecnsharp: instantaneous marks as predicted" near "$(bstat $Q 0 marks_by_cause.ins)" "$ins" 1
+check "ecnsharp: instantaneous marks as predicted (and the timer's lateness)" ins_near "$(bstat $Q 0 marks_by_cause.ins)" 200000 100
 check "ecnsharp: persistent marks as predicted" pst_as_predicted 10000 40000 sqrt 100
 # Late in the burst both rules fire on the same packets (the causes add up to more than the
 # marks), and the receiver's CE count, which sees each packet once, equals the marks.
@@ -182,6 +206,7 @@ diag "pktgen saw $refused refusals"
 check "limit: there were refusals" sh -c "[ ${refused:-0} -gt 0 ]"
 check "limit: every refusal counted as a limit drop" near "$(bstat $Q 0 drops_limit)" "$refused" 0
 check "limit: generic drops agree" near "$(qstat $Q drops)" "$refused" 0
+await_count $((np0 + 50)) udp_noports
 check "limit: exactly the accepted packets delivered" near $(($(udp_noports) - np0)) 50 0
 check "limit: counters balance" qdisc_balanced $Q
 

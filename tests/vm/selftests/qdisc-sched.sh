@@ -18,15 +18,17 @@ near_pct() { # A B PCT: |A - B| <= PCT% of B, and B > 0 (an empty window proves 
 		{ echo "got $1, expected $2 (+-$3%)"; return 1; }
 }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a < b) }' || { echo "$1 is not below $2"; return 1; }; }
-# band_bytes: the bytes sent by bands 0, 1 and 2, from one dump (one instant for all bands).
-band_bytes() { qjson $Q | jq -r '[.bands[0:3][].bytes] | map(tostring) | join(" ")'; }
-# window SECONDS: per-band bytes sent during SECONDS, into W0 W1 W2 and their sum WT.
+# band_bytes: the bytes sent by bands 0, 1 and 2, then band 0's queue length, from one dump (one
+# instant for all bands).
+band_bytes() { qjson $Q | jq -r '[.bands[0:3][].bytes, .bands[0].qlen] | map(tostring) | join(" ")'; }
+# window SECONDS: per-band bytes sent during SECONDS, into W0 W1 W2 and their sum WT; band 0's
+# queue length at the start and the end into Q0A and Q0B.
 window() {
-	read -r a0 a1 a2 <<EOT
+	read -r a0 a1 a2 Q0A <<EOT
 $(band_bytes)
 EOT
 	sleep "$1"
-	read -r b0 b1 b2 <<EOT
+	read -r b0 b1 b2 Q0B <<EOT
 $(band_bytes)
 EOT
 	W0=$((b0 - a0)); W1=$((b1 - a1)); W2=$((b2 - a2))
@@ -77,11 +79,15 @@ check "wfq: band 2 gets 1/4" near_pct $W2 $((WT / 4)) 5
 wait
 check "wfq: counters balance with packets queued" bands_balanced $Q
 
-# Strict priority: while band 0 is backlogged, nothing else is served.
+# Strict priority: while band 0 is backlogged, nothing else is served. Band 0 is paced at twice
+# the shaper's rate (not 1.33x like the others): in 1.5 s it builds 1.5 s of queue, so a pktgen
+# stall of a loaded guest does not empty it and let lower bands send; that it stayed backlogged
+# is checked at both ends of the window, else "nothing else served" would prove nothing.
 check "sp" fresh sched sp
-streams 6
+streams 6 $((PACE * 2 / 3))
 sleep 1.5
 window 3
+check "sp: band 0 held a queue at both ends of the window ($Q0A, $Q0B packets)" sh -c "[ ${Q0A:-0} -gt 0 ] && [ ${Q0B:-0} -gt 0 ]"
 check "sp: band 0 gets more than 99% while backlogged" sh -c "[ $((W0 * 100)) -gt $((WT * 99)) ]"
 check "sp: bands 1 and 2 get nothing" sh -c "[ $((W1 + W2)) = 0 ]"
 wait

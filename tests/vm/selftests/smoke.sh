@@ -35,16 +35,31 @@ check "IPv6 ping across the veth" ip netns exec snd ping -c 2 -W 2 fd00::2
 check "DCTCP in force in both namespaces" dctcp_in_force
 check "pfifo root qdisc on the sender's veth" tc -n snd qdisc replace dev veth-s root pfifo limit 1000
 
+# segs: IPv4 packets the receiver counted (IpExt In*Pkts count each segment of a GRO packet).
+segs() {
+	echo $(($(netstat_counter rcv IpExt InNoECTPkts) + $(netstat_counter rcv IpExt InECT1Pkts) +
+		$(netstat_counter rcv IpExt InECT0Pkts) + $(netstat_counter rcv IpExt InCEPkts)))
+}
 ect0_before=$(netstat_counter rcv IpExt InECT0Pkts)
+segs_before=$(segs)
 check "TCP transfer (iperf3, 3 s, DCTCP)" iperf_run -c 10.0.0.2 -t 3 -C dctcp
 bytes=$(jq -r '.end.sum_received.bytes // 0' /tmp/iperf.json 2>/dev/null)
 bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' /tmp/iperf.json 2>/dev/null)
 diag "received $bytes bytes, $((bps / 1000000)) Mbit/s"
-check "receiver got at least 10 MB" ge "${bytes:-0}" 10000000
+# Volumes are relative, not fixed: a fixed volume measures the guest's speed and the host's load
+# (a debug guest on a loaded CI host moves far less than 10 MB in 3 s). Every received byte
+# crossed the pfifo, which counts them with headers, so it counts at least as many.
+qbytes=$(tc -n snd -s -j qdisc show dev veth-s | jq -r '.[0].bytes')
+check "receiver got data, all of it through the root qdisc ($qbytes bytes counted)" \
+	sh -c "[ '${bytes:-0}' -gt 0 ] && [ '$qbytes' -ge '${bytes:-0}' ]"
 check "both ends ran DCTCP" both_dctcp
 ect0_after=$(netstat_counter rcv IpExt InECT0Pkts)
-diag "receiver InECT0Pkts: $ect0_before -> $ect0_after"
-check "ECN negotiated: receiver saw ECT(0) packets" gt "$((ect0_after - ect0_before))" 1000
+segs_after=$(segs)
+diag "receiver InECT0Pkts: $ect0_before -> $ect0_after of $((segs_after - segs_before)) packets"
+# ECT(0) on at least 90% of what arrived (DCTCP marks every data segment; only the handshakes'
+# SYNs go without), whatever the guest's speed made that.
+check "ECN negotiated: receiver saw ECT(0) on at least 90% of the packets" \
+	sh -c "[ $((segs_after - segs_before)) -gt 0 ] && [ $(((ect0_after - ect0_before) * 10)) -ge $(((segs_after - segs_before) * 9)) ]"
 check "tc -s qdisc show counts the transfer" stats_count
 check "tc -s -j qdisc show is valid JSON" stats_json
 
@@ -53,7 +68,7 @@ check "tc -s -j qdisc show is valid JSON" stats_json
 flowgen_incast() {
 	ip netns exec rcv ecnsharp-flowgen serve --bind 10.0.0.2:7000 &
 	_srv=$!
-	sleep 0.3
+	wait_listen rcv 7000 || { kill $_srv; echo "flowgen server not listening after 10 s"; return 1; }
 	ip netns exec snd ecnsharp-flowgen incast --servers 10.0.0.2:7000 --fanout 4 --queries 2 \
 		--gap-ms 0 >/tmp/flowgen.out
 	_rc=$?
@@ -63,9 +78,21 @@ flowgen_incast() {
 }
 flowgen_sample() {
 	touch /tmp/flowgen.run
-	(sleep 0.5 && rm -f /tmp/flowgen.run) &
+	rm -f /tmp/flowgen.out
+	# Stop the sampler once it wrote 3 samples (30 s cap), not after a fixed time that a slow
+	# guest can spend starting it.
+	(
+		n=0
+		while [ "$(cat /tmp/flowgen.out 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 300 ]; do
+			n=$((n + 1))
+			sleep 0.1
+		done
+		rm -f /tmp/flowgen.run
+	) &
 	ip netns exec snd ecnsharp-flowgen sample --dev veth-s --interval-ms 20 --stop /tmp/flowgen.run \
 		>/tmp/flowgen.out || return 1
+	wait
+	[ "$(wc -l </tmp/flowgen.out)" -ge 3 ] || { echo "fewer than 3 samples"; return 1; }
 	head -n 3 /tmp/flowgen.out
 	# "seconds backlog qlen drops" lines, the drops those tc reports for the root.
 	_drops=$(tc -n snd -s -j qdisc show dev veth-s | jq -r '.[0].drops')
