@@ -4,7 +4,7 @@
 #                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
 #   make tools           only the tools (for a machine without a Rust-enabled kernel)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
-#   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~40 min):
+#   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~32 min):
 #                        docs/results/ (summary, tables, plots); not part of make check
 #   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
 #                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
