@@ -16,14 +16,34 @@ Q=vq
 
 # setup OPTIONS: a fresh qdisc (replace on an existing ecnsharp would be a change, keeping counters).
 setup() {
+	SETUP_ARGS="$*"
 	tc qdisc del dev $Q root 2>/dev/null
 	tc qdisc add dev $Q root handle 1: ecnsharp rate ${RATE}bit burst $BURST limit 10000 "$@"
 }
-# burst COUNT PKTGEN-COMMANDS...: send a burst, wait for the queue to drain.
+# rebase: the receiver's counters before a burst, which the checks after it subtract.
+rebase() {
+	ce0=$(rx InCEPkts); ect0=$(rx InECT0Pkts); hdr0=$(snmp_counter rcv Ip InHdrErrors)
+	ce6=$(snmp6_counter rcv Ip6InCEPkts); np0=$(udp_noports)
+}
+# burst COUNT PKTGEN-COMMANDS...: send a burst, wait for the queue to drain. The predictions
+# hold while the shaper's watchdog fires within its 100 ms of credit; when the guest stalled
+# longer (TCG on a busy host, seen once in many runs at 690 ms), the schedule was not the one
+# predicted, so the burst is measured again, once, on a fresh qdisc set up as before, after the
+# first burst's packets have arrived (rebase). A second stall is left for the checks to report;
+# the suite's last lines list the stalls (check hides a passing command's output).
 burst() {
-	_n=$1
+	# _bn, not _n: wait_drained counts in _n (shell variables are global).
+	_bn=$1
 	shift
-	pg_send "$_n" $SIZE "$@" && wait_drained $Q 30
+	pg_send "$_bn" $SIZE "$@" && wait_drained $Q 30 || return 1
+	_l=$(late_us)
+	[ "${_l:-0}" -le 100000 ] || [ -z "${SETUP_ARGS:-}" ] && return 0
+	RETRIES="${RETRIES:-}${_l}us "
+	sleep 1
+	# shellcheck disable=SC2086 # words, as setup was given them
+	setup $SETUP_ARGS
+	rebase
+	pg_send "$_bn" $SIZE "$@" && wait_drained $Q 30
 }
 # sojourns COUNT: the predicted sojourn of each packet, in microseconds, one per line.
 sojourns() {
@@ -36,6 +56,11 @@ above() { sojourns "$2" | awk -v x="$1" '$1 > x { c++ } END { print c + 0 }'; }
 near() {
 	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }' ||
 		{ echo "got $1, expected $2 (+-$3)"; return 1; }
+}
+# between V LO HI: LO <= V <= HI.
+between() {
+	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v != "" && v >= l && v <= h) }' ||
+		{ echo "got $1, expected between $2 and $3"; return 1; }
 }
 rx() { netstat_counter rcv IpExt "$1"; }
 # A loaded host fires the shaper's watchdog late (12-24 ms seen; the qdisc measures it: late_max,
@@ -61,7 +86,7 @@ pg_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
 # ---- Instantaneous marking (TCN) on ECT(0), IPv4: marks start within one packet of the
 # predicted sojourn crossing ins_target, CE reaches the receiver with valid checksums.
 setup mode tcn ins_target 20ms
-ce0=$(rx InCEPkts); ect0=$(rx InECT0Pkts); hdr0=$(snmp_counter rcv Ip InHdrErrors); np0=$(udp_noports)
+rebase
 check "ECT(0) burst through the shaper" burst $N "tos 02"
 want=$(above 20000 $N)
 diag "predicted instantaneous marks: $want of $N"
@@ -81,28 +106,28 @@ check "counters balance" qdisc_balanced $Q
 
 # ---- ECT(1) is marked as well.
 setup mode tcn ins_target 20ms
-ce0=$(rx InCEPkts)
+rebase
 check "ECT(1) burst" burst $N "tos 01"
 check "ECT(1): marked like ECT(0)" ins_near "$(bstat $Q 0 marks)" 20000 $N
 check "ECT(1): receiver saw the CE marks" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
 # ---- IPv6.
 setup mode tcn ins_target 20ms
-ce0=$(snmp6_counter rcv Ip6InCEPkts)
+rebase
 check "IPv6 ECT(0) burst" burst $N "dst6 fd01::2" "src6 fd01::1" "traffic_class 02"
 check "IPv6: marks within one packet (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N
-check "IPv6: receiver saw the CE marks" near $(($(snmp6_counter rcv Ip6InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
+check "IPv6: receiver saw the CE marks" near $(($(snmp6_counter rcv Ip6InCEPkts) - ce6)) "$(bstat $Q 0 marks)" 0
 
 # ---- Non-ECT: passed unmarked by default, dropped with non_ect drop.
 setup mode tcn ins_target 20ms
-ce0=$(rx InCEPkts); np0=$(udp_noports)
+rebase
 check "non-ECT burst, policy pass" burst $N "tos 00"
 check "pass: no marks, no drops" near "$(($(bstat $Q 0 marks) + $(qstat $Q drops)))" 0 0
 check "pass: would-be marks counted as nonect_passed" ins_near "$(bstat $Q 0 nonect_passed)" 20000 $N
 await_count $((np0 + N)) udp_noports
 check "pass: all delivered, none CE" near $(($(udp_noports) - np0 + $(rx InCEPkts) - ce0)) $N 0
 setup mode tcn ins_target 20ms non_ect drop
-np0=$(udp_noports)
+rebase
 check "non-ECT burst, policy drop" burst $N "tos 00"
 check "drop: would-be marks dropped and counted" ins_near "$(bstat $Q 0 drops_nonect)" 20000 $N
 await_count $((np0 + N - $(bstat $Q 0 drops_nonect))) udp_noports
@@ -160,7 +185,7 @@ check "persistent: none within a drain shorter than pst_interval" near "$(bstat 
 
 # ---- ECN# = instantaneous OR persistent.
 setup mode ecnsharp ins_target 200ms pst_target 10ms pst_interval 40ms
-ce0=$(rx InCEPkts); np0=$(udp_noports)
+rebase
 check "ecnsharp: 100-packet burst" burst 100 "tos 02"
 ins=$(above 200000 100)
 await_count $((np0 + 100)) udp_noports
@@ -196,16 +221,27 @@ diag "probabilistic: expected $mean +- $sd marks"
 check "prob: marks within 4 standard deviations (+1) of the expectation" near "$(bstat $Q 0 marks_by_cause.prob)" "$mean" $((4 * sd + 1))
 
 # ---- The limit: pktgen keeps offering packets until COUNT are accepted, so every refusal it
-# counts as an error must be a drop the qdisc counted, and only the accepted ones arrive.
+# counts as an error must be a drop the qdisc counted, and only the accepted ones arrive. The
+# kernel may offer a stray packet of its own meanwhile (an ARP or ND answer to vr), which a full
+# queue refuses too: a matchall filter on the egress hook, before the qdisc, counts everything
+# offered, so strays are measured rather than allowed for.
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: ecnsharp rate ${RATE}bit burst $BURST limit 20 mode tcn
+SETUP_ARGS= # no second try here: refusals, not the schedule, are what this measures
+tc qdisc add dev $Q clsact
+tc filter add dev $Q egress protocol all prio 1 matchall action pass
 np0=$(udp_noports)
 check "limit: 50 packets accepted into a limit of 20" burst 50 "tos 02"
 refused=$(awk '{ for (i = 1; i < NF; i++) if ($i == "errors:") { print $(i + 1); exit } }' /proc/net/pktgen/vq)
-diag "pktgen saw $refused refusals"
+offered=$(tc -s -j filter show dev $Q egress | jq '[.[] | .options.actions[]?.stats.packets] | add')
+strays=$((${offered:-0} - 50 - ${refused:-0}))
+tc qdisc del dev $Q clsact
+diag "pktgen saw $refused refusals; the qdisc was offered $offered packets, $strays not from pktgen"
 check "limit: there were refusals" sh -c "[ ${refused:-0} -gt 0 ]"
-check "limit: every refusal counted as a limit drop" near "$(bstat $Q 0 drops_limit)" "$refused" 0
-check "limit: generic drops agree" near "$(qstat $Q drops)" "$refused" 0
+check "limit: strays are few (the filter saw every pktgen packet)" sh -c "[ $strays -ge 0 ] && [ $strays -le 5 ]"
+check "limit: every refusal counted as a limit drop (strays may add theirs)" \
+	between "$(bstat $Q 0 drops_limit)" "$refused" "$((refused + strays))"
+check "limit: generic drops agree" near "$(qstat $Q drops)" "$(bstat $Q 0 drops_limit)" 0
 await_count $((np0 + 50)) udp_noports
 check "limit: exactly the accepted packets delivered" near $(($(udp_noports) - np0)) 50 0
 check "limit: counters balance" qdisc_balanced $Q
@@ -234,4 +270,5 @@ wait_drained $Q 30
 check "shaper: counters balance after overload" qdisc_balanced $Q
 
 pg_teardown
+diag "bursts measured again after a stall beyond the shaper's credit (late_max): ${RETRIES:-none}"
 ktap_end
