@@ -152,6 +152,18 @@ await_count() {
 	done
 }
 
+# near A B TOL: A and B are numbers and |A - B| <= TOL.
+near() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { n = "^-?[0-9]+([.][0-9]+)?$"
+		if (a !~ n || b !~ n) exit 1; d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
+		{ echo "got $1, expected $2 (+-$3)"; return 1; }
+}
+# between V LO HI: V is a number and LO <= V <= HI.
+between() {
+	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { if (v !~ "^-?[0-9]+([.][0-9]+)?$") exit 1; exit !(v >= l && v <= h) }' ||
+		{ echo "got $1, expected between $2 and $3"; return 1; }
+}
+
 # ---- Exact traffic with pktgen (no userspace sender): the qdisc under test sits on "vq" in the
 # init namespace; its peer "vr" lives in namespace rcv, which counts what arrives.
 

@@ -14,12 +14,6 @@ Q=vq
 # cjson HANDLE: the qdisc with that handle on $Q (JSON, with statistics), from ecnsharp-tc: tc
 # 6.1 prints invalid JSON for some parents (qfq).
 cjson() { ecnsharp-tc -s -j qdisc show dev $Q | jq -c "[.[] | select(.handle == \"$1\")][0]"; }
-# near A B TOL: A and B are numbers and |A - B| <= TOL.
-near() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { n = "^-?[0-9]+([.][0-9]+)?$"
-		if (a !~ n || b !~ n) exit 1; d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
-		{ echo "got $1, expected $2 (+-$3)"; return 1; }
-}
 # UDP datagrams the receiver got (pktgen sends to port 9, where nothing listens).
 rx_udp() { snmp_counter rcv Udp NoPorts; }
 # child_drained [TIMEOUT_S]: until no qdisc on $Q holds a packet (read with ecnsharp-tc: tc 6.1

@@ -52,16 +52,6 @@ sojourns() {
 }
 # above US COUNT: how many of COUNT packets have a predicted sojourn strictly above US.
 above() { sojourns "$2" | awk -v x="$1" '$1 > x { c++ } END { print c + 0 }'; }
-# near A B TOL: |A - B| <= TOL.
-near() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }' ||
-		{ echo "got $1, expected $2 (+-$3)"; return 1; }
-}
-# between V LO HI: LO <= V <= HI.
-between() {
-	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v != "" && v >= l && v <= h) }' ||
-		{ echo "got $1, expected between $2 and $3"; return 1; }
-}
 rx() { netstat_counter rcv IpExt "$1"; }
 # A loaded host fires the shaper's watchdog late (12-24 ms seen; the qdisc measures it: late_max,
 # per qdisc, and every burst gets a fresh one). The shaper credits that lateness back
