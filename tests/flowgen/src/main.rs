@@ -1,16 +1,20 @@
 //! ecnsharp-flowgen: the traffic of the bench guest's experiments (tests/vm/experiments/).
 //!
 //!   ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
-//!   ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min B] [--max B]
-//!                           [--seed S] [--gap-ms MS]
-//!                           [--timeout-s S]
-//!   ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B]
-//!                          [--seed S] [--cdf FILE]
-//!
-//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE
+//!   ecnsharp-flowgen incast (--servers A:P,... | --targets FILE) --fanout N [--queries Q]
+//!                           [--min B] [--max B] [--seed S] [--gap-ms MS] [--timeout-s S]
+//!                           [--lowat B]
+//!   ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R
+//!                          --seconds S [--drain-seconds D] [--large-bytes B] [--seed S]
+//!                          [--cdf FILE] [--lowat B]
+//!   ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat B]
+//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] --stop FILE
 //!
 //! Clients print one JSON object per line: one per query or flow, then a summary line.
+//! `--targets FILE` draws each connection's server from weighted lines "WEIGHT ADDR:PORT";
+//! `--lowat B` wakes a reader only once min(B, bytes left) have arrived (SO_RCVLOWAT).
 
+mod bulk;
 mod cdf;
 mod incast;
 mod poisson;
@@ -19,15 +23,18 @@ mod sample;
 mod serve;
 mod sock;
 mod stats;
+mod targets;
 mod wire;
 
 use std::collections::HashMap;
 use std::time::Duration;
+use targets::Dest;
 
 const USAGE: &str = "usage: ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
-       ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S]
-       ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE]
-       ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE";
+       ecnsharp-flowgen incast (--servers A:P,... | --targets FILE) --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S] [--lowat BYTES]
+       ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE] [--lowat BYTES]
+       ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat BYTES]
+       ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] --stop FILE";
 
 struct Args(HashMap<String, String>);
 
@@ -66,6 +73,17 @@ impl Args {
         }
         Ok(v)
     }
+
+    /// `--servers` (round robin) or `--targets FILE` (weighted draws), exactly one of them.
+    fn dest(&self) -> Result<Dest, String> {
+        match (self.0.get("servers"), self.0.get("targets")) {
+            (Some(_), None) => Ok(Dest::RoundRobin(self.servers()?)),
+            (None, Some(p)) => {
+                Dest::parse_targets(&std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?)
+            }
+            _ => Err("give one of --servers and --targets".into()),
+        }
+    }
 }
 
 fn run(argv: &[String]) -> Result<(), String> {
@@ -78,7 +96,7 @@ fn run(argv: &[String]) -> Result<(), String> {
         ),
         "incast" => {
             let c = incast::Incast {
-                servers: a.servers()?,
+                dest: a.dest()?,
                 fanout: a.num("fanout", None)?,
                 queries: a.num("queries", Some(10))?,
                 min: a.num("min", Some(3000))?,
@@ -86,6 +104,7 @@ fn run(argv: &[String]) -> Result<(), String> {
                 seed: a.num("seed", Some(1))?,
                 gap: Duration::from_millis(a.num("gap-ms", Some(200))?),
                 timeout: Duration::from_secs(a.num("timeout-s", Some(60))?),
+                lowat: a.num("lowat", Some(0))?,
             };
             if c.fanout == 0 || c.min > c.max {
                 return Err("--fanout must be >= 1 and --min <= --max".into());
@@ -98,7 +117,7 @@ fn run(argv: &[String]) -> Result<(), String> {
                 None => cdf::WEB_SEARCH.to_string(),
             };
             let c = poisson::Flows {
-                servers: a.servers()?,
+                dest: a.dest()?,
                 cdf: cdf::Cdf::parse(&text)?,
                 load: a.num("load", None)?,
                 rate_bps: a.num::<f64>("rate-mbit", None)? * 1e6,
@@ -107,15 +126,25 @@ fn run(argv: &[String]) -> Result<(), String> {
                 seed: a.num("seed", Some(1))?,
                 short: 100_000,
                 large: a.num("large-bytes", Some(10_000_000))?,
+                lowat: a.num("lowat", Some(0))?,
             };
             if !(c.load > 0.0 && c.rate_bps > 0.0) {
                 return Err("--load and --rate-mbit must be positive".into());
             }
             poisson::run(&c)
         }
+        "bulk" => bulk::run(&bulk::Bulk {
+            servers: a.servers()?,
+            duration: Duration::from_secs_f64(a.num("seconds", None)?),
+            omit: Duration::from_secs_f64(a.num("omit", Some(0.0))?),
+            lowat: a.num("lowat", Some(0))?,
+        }),
         "sample" => sample::run(
             a.str("dev")?,
-            Duration::from_millis(a.num("interval-ms", Some(10))?),
+            match a.0.get("interval-us") {
+                Some(_) => Duration::from_micros(a.num("interval-us", None)?),
+                None => Duration::from_millis(a.num("interval-ms", Some(10))?),
+            },
             a.str("stop")?,
         ),
         _ => Err(USAGE.into()),
@@ -207,5 +236,8 @@ mod tests {
         assert!(run(&s(&["flows", "--servers", "x:1", "--load"])).is_err());
         assert!(run(&s(&["nope"])).is_err());
         assert!(run(&s(&["incast", "--servers", "", "--fanout", "1"])).is_err());
+        assert!(run(&s(&["incast", "--fanout", "1"])).is_err());
+        assert!(run(&s(&["flows", "--servers", "x:1", "--targets", "/dev/null"])).is_err());
+        assert!(run(&s(&["bulk", "--servers", "x:1"])).is_err());
     }
 }

@@ -3,6 +3,7 @@
 //! is seen every few milliseconds where a `tc` process per sample takes hundreds of them under
 //! TCG. Prints "seconds backlog qlen drops" lines until the file STOP disappears.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 const RTM_GETQDISC: u16 = 38;
@@ -120,14 +121,26 @@ pub fn run(dev: &str, interval: Duration, stop: &str) -> Result<(), String> {
     let mut buf = vec![0u8; 1 << 16];
     let t0 = Instant::now();
     let mut seq = 1;
-    while std::path::Path::new(stop).exists() {
+    // Buffered: at microsecond intervals a write per line would cost more than the dump. The
+    // stop file is looked at about every 10 ms for the same reason.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let every = (10_000 / interval.as_micros().max(1)).max(1) as u32;
+    loop {
+        if seq % every == 1 % every && !std::path::Path::new(stop).exists() {
+            break;
+        }
         if let Some((qlen, backlog, drops)) = dump(fd, ifindex, seq, &mut buf)? {
-            println!("{:.4} {backlog} {qlen} {drops}", t0.elapsed().as_secs_f64());
+            writeln!(
+                out,
+                "{:.6} {backlog} {qlen} {drops}",
+                t0.elapsed().as_secs_f64()
+            )
+            .map_err(|e| e.to_string())?;
         }
         seq += 1;
         std::thread::sleep(interval);
     }
-    Ok(())
+    out.flush().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
