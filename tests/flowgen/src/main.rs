@@ -5,10 +5,11 @@
 //!                           [--min B] [--max B] [--seed S] [--gap-ms MS] [--timeout-s S]
 //!                           [--lowat B]
 //!   ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R
-//!                          --seconds S [--drain-seconds D] [--large-bytes B] [--seed S]
-//!                          [--cdf FILE] [--lowat B]
+//!                          (--seconds S | --short-flows N) [--drain-seconds D]
+//!                          [--large-bytes B] [--seed S] [--cdf FILE] [--lowat B]
 //!   ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat B]
-//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] --stop FILE
+//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] [--seed S]
+//!                           --stop FILE
 //!
 //! Clients print one JSON object per line: one per query or flow, then a summary line.
 //! `--targets FILE` draws each connection's server from weighted lines "WEIGHT ADDR:PORT";
@@ -32,9 +33,9 @@ use targets::Dest;
 
 const USAGE: &str = "usage: ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
        ecnsharp-flowgen incast (--servers A:P,... | --targets FILE) --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S] [--lowat BYTES]
-       ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE] [--lowat BYTES]
+       ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R (--seconds S | --short-flows N) [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE] [--lowat BYTES]
        ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat BYTES]
-       ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] --stop FILE";
+       ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] [--seed S] --stop FILE";
 
 struct Args(HashMap<String, String>);
 
@@ -121,7 +122,15 @@ fn run(argv: &[String]) -> Result<(), String> {
                 cdf: cdf::Cdf::parse(&text)?,
                 load: a.num("load", None)?,
                 rate_bps: a.num::<f64>("rate-mbit", None)? * 1e6,
-                duration: Duration::from_secs_f64(a.num("seconds", None)?),
+                duration: match a.0.get("short-flows") {
+                    Some(_) => Duration::MAX,
+                    None => Duration::from_secs_f64(a.num("seconds", None)?),
+                },
+                short_flows: a
+                    .0
+                    .get("short-flows")
+                    .map(|_| a.num("short-flows", None))
+                    .transpose()?,
                 drain: Duration::from_secs_f64(a.num("drain-seconds", Some(30.0))?),
                 seed: a.num("seed", Some(1))?,
                 short: 100_000,
@@ -139,19 +148,27 @@ fn run(argv: &[String]) -> Result<(), String> {
             omit: Duration::from_secs_f64(a.num("omit", Some(0.0))?),
             lowat: a.num("lowat", Some(0))?,
         }),
-        "sample" => sample::run(
-            a.str("dev")?,
-            match a.0.get("interval-us") {
+        "sample" => {
+            let d = match a.0.get("interval-us") {
                 Some(_) => Duration::from_micros(a.num("interval-us", None)?),
                 None => Duration::from_millis(a.num("interval-ms", Some(10))?),
-            },
-            a.str("stop")?,
-        ),
+            };
+            let spacing = match a.0.get("seed") {
+                Some(_) => sample::Spacing::Poisson(d, a.num("seed", None)?),
+                None => sample::Spacing::Fixed(d),
+            };
+            sample::run(a.str("dev")?, spacing, a.str("stop")?)
+        }
         _ => Err(USAGE.into()),
     }
 }
 
 fn main() {
+    // Timers as asked: a normal thread's sleeps may end up to 50 us late (timer slack), as large
+    // as the samples' spacing and a tenth of a short flow in the virtual-time bench. Threads
+    // inherit it.
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if let Err(e) = run(&argv) {
         eprintln!("ecnsharp-flowgen: {e}");

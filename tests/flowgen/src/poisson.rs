@@ -19,6 +19,9 @@ pub struct Flows {
     pub load: f64,
     pub rate_bps: f64,
     pub duration: Duration,
+    /// Stop arrivals once this many short flows have arrived (before DURATION if that is first):
+    /// every seed then holds the same number of short flows.
+    pub short_flows: Option<usize>,
     pub drain: Duration,
     pub seed: u64,
     /// Flows below this size are "short" (the paper: 100 KB).
@@ -36,16 +39,21 @@ pub fn run(c: &Flows) -> Result<(), String> {
     // depend on how destinations are chosen.
     let mut dest_rng = Rng::new(c.seed, 1);
     let lowat = c.lowat;
-    let (tx, rx) = mpsc::channel::<(u64, String, Result<f64, String>)>();
+    let (tx, rx) = mpsc::channel::<(u64, String, f64, Result<f64, String>)>();
     let t0 = Instant::now();
     let mut next = 0.0;
     let mut launched = 0usize;
+    let mut launched_short = 0usize;
     loop {
+        if c.short_flows.is_some_and(|n| launched_short >= n) {
+            break;
+        }
         next += rng.exp(mean_gap);
         if next >= c.duration.as_secs_f64() {
             break;
         }
         let size = c.cdf.quantile(rng.unit()).max(1);
+        launched_short += usize::from(size < c.short);
         let addr = c.dest.pick(launched, &mut dest_rng);
         let at = t0 + Duration::from_secs_f64(next);
         let now = Instant::now();
@@ -53,6 +61,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
             std::thread::sleep(at - now);
         }
         let tx = tx.clone();
+        let arrival_us = next * 1e6;
         std::thread::spawn(move || {
             let start = Instant::now();
             let r = TcpStream::connect(&addr)
@@ -63,7 +72,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
                 })
                 .map(|()| start.elapsed().as_secs_f64() * 1e6)
                 .map_err(|e| format!("{addr}: {e}"));
-            let _ = tx.send((size, addr, r));
+            let _ = tx.send((size, addr, arrival_us, r));
         });
         launched += 1;
     }
@@ -75,9 +84,11 @@ pub fn run(c: &Flows) -> Result<(), String> {
     while done + failed < launched {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok((size, to, Ok(fct))) => {
+            Ok((size, to, at, Ok(fct))) => {
                 done += 1;
-                println!("{{\"size\":{size},\"to\":\"{to}\",\"fct_us\":{fct:.0}}}");
+                println!(
+                    "{{\"size\":{size},\"to\":\"{to}\",\"start_us\":{at:.0},\"fct_us\":{fct:.0}}}"
+                );
                 all.push(fct);
                 if size < c.short {
                     short.push(fct);
@@ -85,7 +96,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
                     large.push(fct);
                 }
             }
-            Ok((_, _, Err(e))) => {
+            Ok((_, _, _, Err(e))) => {
                 eprintln!("flowgen flows: {e}");
                 failed += 1;
             }

@@ -1,7 +1,8 @@
 //! `sample`: the root qdisc's queue (backlog bytes, packets, drops) of one device every
 //! INTERVAL, read over rtnetlink (RTM_GETQDISC dump, TCA_STATS2/TCA_STATS_QUEUE), so the queue
 //! is seen every few milliseconds where a `tc` process per sample takes hundreds of them under
-//! TCG. Prints "seconds backlog qlen drops" lines until the file STOP disappears.
+//! TCG. Prints "seconds backlog qlen drops" lines until the file STOP disappears; `--seed S`
+//! spaces the samples as a Poisson process of the interval's mean.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -103,7 +104,20 @@ fn dump(
     }
 }
 
-pub fn run(dev: &str, interval: Duration, stop: &str) -> Result<(), String> {
+/// Sample times: every INTERVAL, or (with a seed) at exponentially distributed gaps of that
+/// mean, whose time average is unbiased whatever the queue's own period (Poisson arrivals see
+/// time averages); a periodic sampler in virtual time can lock onto the shaper's or the
+/// transport's period.
+pub enum Spacing {
+    Fixed(Duration),
+    Poisson(Duration, u64),
+}
+
+pub fn run(dev: &str, spacing: Spacing, stop: &str) -> Result<(), String> {
+    let (interval, mut rng) = match spacing {
+        Spacing::Fixed(d) => (d, None),
+        Spacing::Poisson(d, seed) => (d, Some(crate::rng::Rng::new(seed, 7))),
+    };
     let cdev = std::ffi::CString::new(dev).map_err(|_| "bad device name")?;
     // SAFETY: a NUL-terminated name valid for the call.
     let ifindex = unsafe { libc::if_nametoindex(cdev.as_ptr()) } as i32;
@@ -138,7 +152,10 @@ pub fn run(dev: &str, interval: Duration, stop: &str) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         }
         seq += 1;
-        std::thread::sleep(interval);
+        match rng.as_mut() {
+            Some(r) => std::thread::sleep(Duration::from_secs_f64(r.exp(interval.as_secs_f64()))),
+            None => std::thread::sleep(interval),
+        }
     }
     out.flush().map_err(|e| e.to_string())
 }

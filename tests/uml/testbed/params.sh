@@ -5,18 +5,21 @@
 
 # --- The testbed (ECN# paper, section 5.2 and 2.3) -------------------------------------------
 # 7 senders and 1 receiver through one switch port; every link 10 Gbit/s. Each sender's NIC is a
-# 10 Gbit/s token bucket of two MTUs that also segments TSO/GSO super-packets (as a NIC does), so
-# the switch sees MTU-sized packets at line rate per sender.
+# 10 Gbit/s token bucket of about two MTUs that also segments TSO/GSO super-packets (as a NIC
+# does), so the switch sees MTU-sized packets at line rate per sender. Buckets are 3750 bytes,
+# 3 us at 10 Gbit/s: tc stores tbf's bucket in whole microseconds (3028 bytes would become 2500),
+# and ecnsharp's must hold two MTUs; 3750 is exact for both.
 SENDERS=7
 RATE=10gbit
 RATE_BPS=10000000000
-NIC_BURST=3028
+NIC_BURST=3750
 # The bottleneck: the switch's port toward the receiver, 10 Gbit/s, a buffer of 250 packets (the
-# authors' simulations' port buffer; the paper does not give the testbed's), a bucket of two MTUs
-# (a switch port sends one packet at a time; two lets a packet through while the next is timed).
+# authors' simulations' port buffer; the paper does not give the testbed's), a bucket of about
+# two MTUs (a switch port sends one packet at a time; two let a packet through while the next
+# is timed).
 LIMIT_PKTS=250
 LIMIT_BYTES=378500
-BOTTLENECK_BURST=3028
+BOTTLENECK_BURST=3750
 MTU=1500
 
 # --- RTTs ---------------------------------------------------------------------------------------
@@ -107,6 +110,8 @@ LOADS_FULL="0.3 0.5 0.7 0.9"
 LONG_SECS=1.5
 LONG_OMIT=0.5
 SAMPLE_US=20
+# Under the workloads the queue is sampled the same way at this mean spacing.
+FLOWS_SAMPLE_US=200
 
 # --- Incast (section 5.4) ---------------------------------------------------------------------
 # Two background long flows (the shortest and the longest RTT class), then one synchronized
