@@ -4,8 +4,11 @@
 #                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
 #   make tools           only the tools (for a machine without a Rust-enabled kernel)
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
-#   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~32 min):
-#                        docs/results/ (summary, tables, plots); not part of make check
+#   make experiments     the ECN# paper's testbed on the real Linux stack in virtual time (User-Mode
+#                        Linux, 10 Gbit/s, microsecond RTTs; about an hour on 2 cores):
+#                        docs/results/uml/quick/; not part of make check
+#   make experiments-full  every workload, load, fanout and seed: docs/results/uml/full/ (hours)
+#   make experiments-qemu  the same scenarios scaled down in the qemu guest (~32 min): docs/results/
 #   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
 #                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
 #   make bench-ablation  where ecnsharp's per-packet cost goes: the module without its clock, DS
@@ -59,7 +62,8 @@ BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecn
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo bench bench-ablation experiments deps kernel kernel-debug \
+.PHONY: all module tools completions check soak demo bench bench-ablation experiments experiments-full \
+	experiments-qemu deps kernel kernel-debug kernel-uml \
 	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 all: module tools
@@ -176,6 +180,12 @@ demo:
 	@tests/demo.sh
 
 experiments:
+	@tests/uml/experiments.sh --quick
+
+experiments-full:
+	@tests/uml/experiments.sh --full
+
+experiments-qemu:
 	@tests/experiments.sh
 
 BENCH_ROUNDS ?= 15
@@ -200,6 +210,9 @@ kernel:
 
 kernel-debug:
 	@tests/vm/build-kernel.sh debug
+
+kernel-uml:
+	@tests/vm/build-kernel.sh uml
 
 clean:
 	-@test ! -f "$(KDIR)/Makefile" || $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean

@@ -46,21 +46,24 @@ model_key=$({
 points() {
 	local seeds loads fanouts workloads
 	if [ $plan = full ]; then
-		seeds=$(seq 1 "$SEEDS")
 		loads=$LOADS_FULL
 		fanouts=$INCAST_FANOUTS_FULL
 		workloads="websearch datamining"
 	else
-		seeds=$(seq 1 "$SEEDS")
 		loads=$LOADS_QUICK
 		fanouts=$INCAST_FANOUTS_QUICK
 		workloads=websearch
 	fi
-	for seed in $seeds; do
-		for s in $SCHEMES; do echo "$seed SCENARIO=long SCHEME=$s SPREAD=3"; done
-		for v in 2 5; do
-			for s in $VARIATION_SCHEMES; do echo "$seed SCENARIO=long SCHEME=$s SPREAD=$v"; done
-		done
+	seeds=$SEEDS
+	[ "$LONG_SEEDS" -gt "$seeds" ] && seeds=$LONG_SEEDS
+	for seed in $(seq 1 "$seeds"); do
+		if [ "$seed" -le "$LONG_SEEDS" ]; then
+			for s in $SCHEMES; do echo "$seed SCENARIO=long SCHEME=$s SPREAD=3"; done
+			for v in 2 5; do
+				for s in $VARIATION_SCHEMES; do echo "$seed SCENARIO=long SCHEME=$s SPREAD=$v"; done
+			done
+		fi
+		[ "$seed" -le "$SEEDS" ] || continue
 		for w in $workloads; do
 			for l in $loads; do
 				for s in $SCHEMES; do echo "$seed SCENARIO=flows SCHEME=$s WORKLOAD=$w LOAD=$l"; done

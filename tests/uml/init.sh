@@ -1,7 +1,10 @@
 #!/bin/sh
 # PID 1 of the virtual-time bench (run-in-uml copies it into the run directory): mount what the
-# host's / (read-only) lacks, load the module, run the script with its arguments, report its exit
-# status on the console, power off. Everything the run needs is in the directory this file is in.
+# host's / (read-only) lacks, load the module, run the script with its arguments, power off.
+# Everything the run needs is in the directory this file is in. The script's output and its
+# exit status go to console.log in the results directory: a hostfs write is a plain host write,
+# where the UML console would interrupt the guest whenever the host's pipe was full, at a moment
+# that depends on the host (and the run would no longer be deterministic).
 run=$(dirname "$0")
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -23,16 +26,16 @@ ip link set lo up
 hostname ecnsharp-uml
 
 finish() {
-	echo "ECNSHARP-UML-EXIT=$1"
+	echo "ECNSHARP-UML-EXIT=$1" >>"$ECNSHARP_OUT/console.log"
 	sync
 	busybox poweroff -f
 	sleep 5
 }
 
-echo "ECNSHARP-UML-BOOTED kernel=$(uname -r) seed=$ECNSHARP_SEED"
+echo "ECNSHARP-UML-BOOTED kernel=$(uname -r) seed=$ECNSHARP_SEED" >>"$ECNSHARP_OUT/console.log"
 if [ -n "${ECNSHARP_MODULE:-}" ]; then
 	insmod "$ECNSHARP_MODULE" || {
-		echo "run-in-uml: insmod $ECNSHARP_MODULE failed"
+		echo "run-in-uml: insmod $ECNSHARP_MODULE failed" >>"$ECNSHARP_OUT/console.log"
 		finish 125
 	}
 fi
@@ -41,7 +44,7 @@ cd /run/out || finish 125
 # The arguments were written by run-in-uml as one shell-quoted line.
 args=$(cat "$run/args")
 eval "set -- $args"
-/bin/sh "$run/script" "$@"
+/bin/sh "$run/script" "$@" >>"$ECNSHARP_OUT/console.log" 2>&1
 rc=$?
-echo "ECNSHARP-UML-TAINT=$(cat /proc/sys/kernel/tainted)"
+echo "ECNSHARP-UML-TAINT=$(cat /proc/sys/kernel/tainted)" >>"$ECNSHARP_OUT/console.log"
 finish $rc

@@ -37,10 +37,10 @@ flavour_fragments() {
 }
 
 # flavour_patches FLAVOUR: patches applied to that flavour's own copy of the source (uml only:
-# the virtual-time bench takes no randomness from the host).
+# the virtual-time bench takes no randomness and no time from the host).
 flavour_patches() {
 	case "$1" in
-	uml) echo "$REPO_DIR/tests/uml/random-seed.patch" ;;
+	uml) echo "$REPO_DIR/tests/uml/random-seed.patch $REPO_DIR/tests/uml/time-travel-start.patch" ;;
 	esac
 }
 

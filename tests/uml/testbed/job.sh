@@ -4,10 +4,10 @@
 #   job.sh SCENARIO=flows SCHEME=S WORKLOAD=websearch|datamining LOAD=L [SHORT_FLOWS=N]
 #   job.sh SCENARIO=long SCHEME=S SPREAD=2|3|5
 #   job.sh SCENARIO=incast SCHEME=S FANOUT=N
-#   job.sh SCENARIO=sched SCHEME=ecnsharp|tcn_tail
+#   job.sh SCENARIO=sched SCHEME=ecnsharp|tcn_tail (three DWRR bands; SCHEME picks the marking)
 # SPREAD (default 3) is the RTT spread; the seed is the boot's (--seed). Writes into
-# $ECNSHARP_OUT: result.tsv ("metric value" lines), flows.jsonl or queries.jsonl, queue.txt
-# (samples), qdisc.json, tcp.txt (TcpExt counters), and timing.txt.
+# $ECNSHARP_OUT: result.tsv ("metric value" lines), flows.jsonl, bulk.jsonl or queries.jsonl,
+# queue.txt (samples), bands.txt (sched), qdisc.txt/qdisc.json, tcp.txt (TcpExt counters).
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;
@@ -113,6 +113,69 @@ long)
 	result qdelay_p99_us "$3"
 	result queue_samples "$4"
 	awk -v r="$RATE_BPS" '{ printf "%s %.2f\n", $1, $2 * 8e6 / r }' /tmp/queue >"$ECNSHARP_OUT/queue.txt"
+	;;
+incast)
+	: "${FANOUT:?}"
+	# Two background long flows (the shortest and the longest RTT class), past slow start, then
+	# the queries; the counters are read around the queries only.
+	dur=$(awk -v q="$INCAST_QUERIES" -v w="$INCAST_WARMUP_S" 'BEGIN { print w + q * 0.05 + 2 }')
+	ip netns exec rcv ecnsharp-flowgen bulk --servers "10.1.1.1:7000,10.$SENDERS.$NCLASS.1:7000" \
+		--seconds "$dur" --lowat 1048576 >/tmp/bulk.out 2>&1 &
+	bg=$!
+	sleep "$INCAST_WARMUP_S"
+	d0=$(leaf | jq -r .drops)
+	tcp_counters >/tmp/tcp_i0
+	ip netns exec rcv ecnsharp-flowgen incast --targets /tmp/targets --fanout "$FANOUT" \
+		--queries "$INCAST_QUERIES" --gap-ms 50 --min "$INCAST_MIN_BYTES" --max "$INCAST_MAX_BYTES" \
+		--seed "$SEED" --lowat 1048576 --timeout-s 10 >"$ECNSHARP_OUT/queries.jsonl" 2>/tmp/incast.err ||
+		{ cat /tmp/incast.err; echo "incast: some responses failed"; }
+	tcp_counters >/tmp/tcp_i1
+	d1=$(leaf | jq -r .drops)
+	result incast_drops $((d1 - d0))
+	result incast_timeouts "$(awk 'NR == FNR { a[$1] = $2; next } $1 == "TCPTimeouts" { print $2 - a[$1] }' /tmp/tcp_i0 /tmp/tcp_i1)"
+	grep '"summary"' "$ECNSHARP_OUT/queries.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
+		"\(.key) \(.value)"' | while read -r k v; do result "incast_$k" "$v"; done
+	wait $bg
+	;;
+sched)
+	# Three DWRR bands 2:1:1 by DSCP, one long flow each (from h1, h2, h3 with DSCP 0, 1, 2),
+	# starting SCHED_STAGGER_S apart and ending together; per-band bytes sampled every 10 ms.
+	tc -n sw qdisc del dev out root
+	m="mode ecnsharp ins_target ${ECNSHARP_INS_US}us pst_target ${ECNSHARP_PST_US}us pst_interval ${ECNSHARP_INTERVAL_US}us"
+	[ "$SCHEME" = tcn_tail ] && m="mode tcn ins_target ${TCN_TAIL_US}us"
+	[ "$SCHEME" = ecnsharp ] || [ "$SCHEME" = tcn_tail ] || fail "sched runs ecnsharp or tcn_tail"
+	tc -n sw qdisc add dev out root handle 10: ecnsharp rate "$RATE" burst "$BOTTLENECK_BURST" \
+		limit "$LIMIT_PKTS" bands 3 sched dwrr quanta 3028,1514,1514 classify dscp $m ||
+		fail "install sched"
+	tc -n sw qdisc show dev out >"$ECNSHARP_OUT/qdisc.txt"
+	for b in 0 1 2; do
+		ip netns exec h$((b + 1)) ecnsharp-flowgen serve --bind 0.0.0.0:710$b --tos $((b * 4)) &
+	done
+	sleep 0.05
+	for b in 0 1 2; do
+		ip netns exec rcv ecnsharp-flowgen bulk --servers "10.$((b + 1)).1.1:710$b" \
+			--seconds "$(awk -v t="$SCHED_SECS" -v s="$SCHED_STAGGER_S" -v b=$b 'BEGIN { print t - b * s }')" \
+			--lowat 1048576 >/tmp/sched$b.out 2>&1 &
+		pids="${pids:-} $!"
+		[ $b = 2 ] || sleep "$SCHED_STAGGER_S"
+	done
+	t0=$(awk '{ print $1 }' /proc/uptime)
+	# From the third flow's start: every 10 ms the bands' bytes, until the flows end.
+	: >"$ECNSHARP_OUT/bands.txt"
+	n=0
+	while [ $n -lt $(awk -v t="$SCHED_SECS" -v s="$SCHED_STAGGER_S" 'BEGIN { print int((t - 2 * s) * 100) - 2 }') ]; do
+		echo "$(date +%s%N) $(leaf | jq -r '[.bands[].bytes] | map(tostring) | join(" ")')" >>"$ECNSHARP_OUT/bands.txt"
+		sleep 0.01
+		n=$((n + 1))
+	done
+	for p in $pids; do wait "$p"; done
+	# Shares once all three run, after a settling SCHED_STAGGER_S: bytes per band over the window.
+	awk -v s="$SCHED_STAGGER_S" 'NR == 1 { t0 = $1 } ($1 - t0) / 1e9 >= s && !a { a = 1; ta = $1;
+		b0 = $2; b1 = $3; b2 = $4 } { tz = $1; z0 = $2; z1 = $3; z2 = $4 }
+		END { d = (tz - ta) / 1e9; printf "band0_mbps %.1f\nband1_mbps %.1f\nband2_mbps %.1f\n",
+			(z0 - b0) * 8 / d / 1e6, (z1 - b1) * 8 / d / 1e6, (z2 - b2) * 8 / d / 1e6 }' \
+		"$ECNSHARP_OUT/bands.txt" | while read -r k v; do result "$k" "$v"; done
+	cat /tmp/sched0.out /tmp/sched1.out /tmp/sched2.out >"$ECNSHARP_OUT/bulk.jsonl"
 	;;
 *) fail "unknown scenario $SCENARIO" ;;
 esac

@@ -101,7 +101,9 @@ FLOW_DRAIN_S=3
 # seeds (at least 2,000 short flows per scheme and point over the seeds).
 SEEDS=3
 SHORT_FLOWS_PER_SEED=700
-LOADS_FULL="0.3 0.5 0.7 0.9"
+# make experiments-full: both workloads at every load; make experiments: web search at two.
+LOADS_FULL="0.3 0.5 0.7 0.8 0.9"
+LOADS_QUICK="0.5 0.9"
 
 # --- Section 2.3: queue and throughput under RTT variation ------------------------------------
 # Long-lived DCTCP flows, one per RTT class, from distinct senders, for LONG_SECS (LONG_OMIT
@@ -109,6 +111,7 @@ LOADS_FULL="0.3 0.5 0.7 0.9"
 # same sampler for every scheme: the root qdisc's backlog), goodput per flow from bytes read.
 LONG_SECS=1.5
 LONG_OMIT=0.5
+LONG_SEEDS=5
 SAMPLE_US=20
 # Under the workloads the queue is sampled the same way at this mean spacing.
 FLOWS_SAMPLE_US=200
@@ -119,7 +122,9 @@ FLOWS_SAMPLE_US=200
 # classes; QUERIES queries per fanout and seed, 50 ms apart. A fanout counts as "without
 # timeout" when no query of any seed saw a TCP retransmission timeout.
 INCAST_FANOUTS_FULL="8 16 24 32 40 48 56 64 80 96 112 128 160 192"
+INCAST_FANOUTS_QUICK="16 32 48 64 96 128"
 INCAST_QUERIES=5
+INCAST_WARMUP_S=0.2
 INCAST_MIN_BYTES=3000
 INCAST_MAX_BYTES=60000
 INCAST_SCHEMES="ecnsharp red_tail tcn_tail codel linux_codel linux_fq_codel"
