@@ -39,11 +39,13 @@ pub fn run(c: &Flows) -> Result<(), String> {
     // depend on how destinations are chosen.
     let mut dest_rng = Rng::new(c.seed, 1);
     let lowat = c.lowat;
-    let (tx, rx) = mpsc::channel::<(u64, String, f64, Result<f64, String>)>();
+    let (tx, rx) = mpsc::channel::<(usize, u64, String, f64, Result<f64, String>)>();
     let t0 = Instant::now();
     let mut next = 0.0;
     let mut launched = 0usize;
     let mut launched_short = 0usize;
+    // Every flow until it completes or fails: what is left at the end is reported unfinished.
+    let mut pending: Vec<Option<(u64, String, f64)>> = Vec::new();
     loop {
         if c.short_flows.is_some_and(|n| launched_short >= n) {
             break;
@@ -55,6 +57,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
         let size = c.cdf.quantile(rng.unit()).max(1);
         launched_short += usize::from(size < c.short);
         let addr = c.dest.pick(launched, &mut dest_rng);
+        pending.push(Some((size, addr.clone(), next * 1e6)));
         let at = t0 + Duration::from_secs_f64(next);
         let now = Instant::now();
         if at > now {
@@ -62,6 +65,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
         }
         let tx = tx.clone();
         let arrival_us = next * 1e6;
+        let id = launched;
         std::thread::spawn(move || {
             let start = Instant::now();
             let r = TcpStream::connect(&addr)
@@ -72,7 +76,7 @@ pub fn run(c: &Flows) -> Result<(), String> {
                 })
                 .map(|()| start.elapsed().as_secs_f64() * 1e6)
                 .map_err(|e| format!("{addr}: {e}"));
-            let _ = tx.send((size, addr, arrival_us, r));
+            let _ = tx.send((id, size, addr, arrival_us, r));
         });
         launched += 1;
     }
@@ -84,7 +88,8 @@ pub fn run(c: &Flows) -> Result<(), String> {
     while done + failed < launched {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok((size, to, at, Ok(fct))) => {
+            Ok((id, size, to, at, Ok(fct))) => {
+                pending[id] = None;
                 done += 1;
                 println!(
                     "{{\"size\":{size},\"to\":\"{to}\",\"start_us\":{at:.0},\"fct_us\":{fct:.0}}}"
@@ -96,12 +101,16 @@ pub fn run(c: &Flows) -> Result<(), String> {
                     large.push(fct);
                 }
             }
-            Ok((_, _, _, Err(e))) => {
+            Ok((id, _, _, _, Err(e))) => {
+                pending[id] = None;
                 eprintln!("flowgen flows: {e}");
                 failed += 1;
             }
             Err(_) => break,
         }
+    }
+    for (size, to, at) in pending.iter().flatten() {
+        println!("{{\"size\":{size},\"to\":\"{to}\",\"start_us\":{at:.0},\"unfinished\":true}}");
     }
     let mut s = short.clone();
     s.sort_by(f64::total_cmp);

@@ -42,3 +42,29 @@ pub fn set_rcvlowat(s: &TcpStream, bytes: u64) -> Result<(), String> {
         ))
     }
 }
+
+/// Waits until `s` is readable (POLLIN), or fails with TimedOut after `timeout`.
+pub fn wait_readable(s: &TcpStream, timeout: Option<std::time::Duration>) -> std::io::Result<()> {
+    let ms = timeout.map_or(-1, |t| {
+        t.as_millis().clamp(1, i32::MAX as u128) as libc::c_int
+    });
+    let mut p = libc::pollfd {
+        fd: s.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one pollfd, valid for the call.
+        let rc = unsafe { libc::poll(&mut p, 1, ms) };
+        match rc {
+            0 => return Err(std::io::ErrorKind::TimedOut.into()),
+            r if r > 0 => return Ok(()),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}

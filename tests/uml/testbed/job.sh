@@ -15,6 +15,8 @@ for a in "$@"; do
 	esac
 done
 . "$ECNSHARP_REPO/tests/uml/testbed/lib.sh"
+# Arguments win over params.sh (make check's short points shorten the runs).
+for a in "$@"; do export "$a"; done
 SPREAD=${SPREAD:-3}
 : "${SCENARIO:?}" "${SCHEME:?}"
 SEED=$ECNSHARP_SEED
@@ -78,6 +80,7 @@ flows)
 		--lowat 1048576 >"$ECNSHARP_OUT/flows.jsonl" 2>/tmp/flows.err ||
 		{ cat /tmp/flows.err; fail "flowgen flows"; }
 	sampler_stop
+	cp /tmp/flows.err "$ECNSHARP_OUT/flows.err"
 	result flows_virtual_s "$(awk -v t="$t0" '{ print $1 - t }' /proc/uptime)"
 	grep '"summary"' "$ECNSHARP_OUT/flows.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
 		"\(.key) \(.value)"' | while read -r k v; do result "flows_$k" "$v"; done

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# make check's virtual-time steps, as TAP lines: the UML bench kernel builds (or is cached) and
+# boots with the module; a short testbed point (six DCTCP flows through ECN# at 10 Gbit/s, 0.3 s)
+# run twice with one seed gives byte-identical outputs, and with another seed different ones (so
+# the comparison can fail); and that point's numbers meet bounds that hold exactly in virtual
+# time (the shaper's rate, its timer's lateness, the buffer's limit on sojourn).
+# Usage: tests/uml/check.sh   (prints "ok"/"not ok" lines and "# ..." diagnostics)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/lib.sh
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+notok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n - $1"
+}
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+echo "1..7"
+if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
+	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
+	notok "UML kernel builds or is cached"
+	for t in boot identical differs rate timer sojourn; do notok "$t (no kernel)"; done
+	exit 1
+fi
+rm -f /tmp/uml-check-build.$$
+ok "UML kernel builds or is cached"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+point=(tests/uml/testbed/job.sh SCENARIO=long SCHEME=ecnsharp LONG_SECS=0.3 LONG_OMIT=0.1)
+run() { tests/uml/run-in-uml "$@" >"$out/log" 2>&1 || { tail -n 20 "$out/log" | sed 's/^/# /'; return 1; }; }
+if run --seed 7 --out "$out/a" "${point[@]}"; then
+	ok "boots, loads sch_ecnsharp.ko and runs a testbed point"
+else
+	notok "boots, loads sch_ecnsharp.ko and runs a testbed point"
+fi
+same() {
+	run --no-build --seed 7 --out "$out/b" "${point[@]}" || return 1
+	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
+		cmp -s "$out/a/$f" "$out/b/$f" || { echo "# $f differs between two runs with seed 7"; return 1; }
+	done
+}
+check "determinism: the same seed gives identical counters, goodputs and queue samples" same
+other() {
+	run --no-build --seed 8 --out "$out/c" "${point[@]}" || return 1
+	! cmp -s "$out/a/queue.txt" "$out/c/queue.txt"
+}
+check "another seed gives other samples (the comparison can fail)" other
+metric() { awk -v k="$1" -F'\t' '$1 == k { print $2 }' "$out/a/result.tsv"; }
+# TCP payload is 1448 of every 1514 bytes on the wire: at exactly 10 Gbit/s, 9.564 Gbit/s.
+rate() {
+	local g
+	g=$(metric goodput_mbps)
+	echo "# goodput ${g} Mbit/s (line rate less headers: 9564)"
+	awk -v g="$g" 'BEGIN { exit !(g >= 9470 && g <= 9600) }'
+}
+check "the shaper runs at its rate: goodput within 1% of 10 Gbit/s less headers" rate
+timer() {
+	local late
+	late=$(jq -r '.late_max // empty' "$out/a/qdisc.json")
+	echo "# the shaper's timer fired at most ${late} us late"
+	[ -n "$late" ] && [ "$late" -le 2 ]
+}
+check "the shaper's timer is exact: late_max <= 2 us" timer
+sojourn() {
+	local max
+	max=$(jq -r '.bands[0].sojourn_max // empty' "$out/a/qdisc.json")
+	# JSON gives whole microseconds.
+	echo "# sojourn max ${max} us (250 packets at 10 Gbit/s: 302.8 us)"
+	[ -n "$max" ] && [ "$max" -le 303 ] && [ "$(jq -r '.bands[0].marks' "$out/a/qdisc.json")" -gt 0 ]
+}
+check "no packet waited longer than the buffer holds, and ECN# marked" sojourn
+echo "# uml check: $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
