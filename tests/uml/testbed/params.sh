@@ -7,8 +7,9 @@
 # 7 senders and 1 receiver through one switch port; every link 10 Gbit/s. Each sender's NIC is a
 # 10 Gbit/s token bucket of about two MTUs that also segments TSO/GSO super-packets (as a NIC
 # does), so the switch sees MTU-sized packets at line rate per sender. Buckets are 3750 bytes,
-# 3 us at 10 Gbit/s: tc stores tbf's bucket in whole microseconds (3028 bytes would become 2500),
-# and ecnsharp's must hold two MTUs; 3750 is exact for both.
+# 3 us at 10 Gbit/s, at least two MTUs (ecnsharp's minimum). tc hands tbf its bucket as a time
+# in 64 ns ticks, rounded down: 2944 ns, 3680 bytes at 10 Gbit/s (tc then displays "2500b",
+# its display rounding to whole microseconds).
 SENDERS=7
 RATE=10gbit
 RATE_BPS=10000000000
