@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: every test of the project, in order of cost. Host: format, lints, unit and property
 # tests, bounded fuzzing. VM: the bench's own tests, then every selftest suite on the default
-# kernel and the module suites again on the debug kernel (KASAN, lockdep, kmemleak).
+# kernel, the virtual-time bench's checks (User-Mode Linux), and the module suites again on the
+# debug kernel (KASAN, lockdep, kmemleak).
 # Prints one line per step and ends with "check: N passed, N failed"; exit 0 only if nothing failed.
 #
 # The debug kernel runs the suites whose assertions do not depend on timing. KASAN and lockdep
@@ -86,6 +87,11 @@ count "$out/bench.log"
 
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
 count "$out/vm.log"
+
+# The virtual-time bench (User-Mode Linux): its kernel builds, a short testbed point is
+# deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
+tests/uml/check.sh 2>&1 | tee "$out/uml.log" | grep -E '^(ok|not ok|#)'
+count "$out/uml.log"
 
 # The debug kernel's runs are where the reliability figures come from. ECNSHARP_SKIP_DEBUG=1
 # leaves them out, which fails the check unless ECNSHARP_ALLOW_SKIP=1 says the skip is wanted
