@@ -71,11 +71,14 @@ timer() {
 }
 check "the shaper's timer is exact: late_max <= 2 us" timer
 sojourn() {
-	local max
+	local max limit bound
 	max=$(jq -r '.bands[0].sojourn_max // empty' "$out/a/qdisc.json")
-	# JSON gives whole microseconds.
-	echo "# sojourn max ${max} us (250 packets at 10 Gbit/s: 302.8 us)"
-	[ -n "$max" ] && [ "$max" -le 303 ] && [ "$(jq -r '.bands[0].marks' "$out/a/qdisc.json")" -gt 0 ]
+	limit=$(. tests/uml/testbed/params.sh && echo "$LIMIT_PKTS")
+	# A full buffer drains at exactly 10 Gbit/s: LIMIT packets of 1514 bytes take 1.2112 us
+	# each. JSON gives whole microseconds, rounded up here.
+	bound=$(awk -v n="$limit" 'BEGIN { printf "%d", n * 1.2112 + 1 }')
+	echo "# sojourn max ${max} us ($limit packets at 10 Gbit/s: ${bound} us)"
+	[ -n "$max" ] && [ "$max" -le "$bound" ] && [ "$(jq -r '.bands[0].marks' "$out/a/qdisc.json")" -gt 0 ]
 }
 check "no packet waited longer than the buffer holds, and ECN# marked" sojourn
 echo "# uml check: $((n - fails)) passed, $fails failed"

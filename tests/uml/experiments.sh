@@ -35,8 +35,10 @@ kdir=$(tests/vm/build-kernel.sh uml)
 tests/uml/run-in-uml --out "$(mktemp -d)" tests/uml/testbed/noop.sh >/dev/null ||
 	die "the UML bench does not boot (see above)"
 work="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)"
+# What a point's result depends on: the testbed's scripts and parameters (comments left out: a
+# comment cannot change a result), the workloads, the module, the tools and the kernel.
 model_key=$({
-	cat tests/uml/testbed/*.sh tests/uml/init.sh tests/uml/run-in-uml ns3/workloads/*.cdf
+	grep -hv '^[[:space:]]*#' tests/uml/testbed/*.sh tests/uml/init.sh tests/uml/run-in-uml ns3/workloads/*.cdf
 	sha256sum "$work/sch_ecnsharp.ko" "$work/tools/"* | cut -d' ' -f1
 	kernel_key uml
 } | sha256sum | cut -c1-16)
@@ -122,39 +124,8 @@ for f in result.tsv flows.jsonl bulk.jsonl queue.txt qdisc.json tcp.txt; do
 	cmp -s "$store/$dkey/$f" "$ddir/$f" || { determinism="differs ($f)"; break; }
 done
 
-# Collect: every point's results as rows, flows as rows (gzip), and the run's context.
-{
-	printf 'seed\tscenario\tscheme\tvariant\tmetric\tvalue\n'
-	while read -r seed args; do
-		key=$(printf '%s %s %s\n' "$model_key" "$seed" "$args" | sha256sum | cut -c1-16)
-		[ -f "$store/$key/done" ] || continue
-		# shellcheck disable=SC2086
-		set -- $args
-		sc= sch= var=
-		for a in "$@"; do
-			case $a in
-			SCENARIO=*) sc=${a#*=} ;;
-			SCHEME=*) sch=${a#*=} ;;
-			*) var="$var${var:+,}$a" ;;
-			esac
-		done
-		awk -F'\t' -v p="$seed	$sc	$sch	$var" '{ print p "\t" $1 "\t" $2 }' "$store/$key/result.tsv"
-		printf '%s\t%s\t%s\t%s\twall_s\t%s\n' "$seed" "$sc" "$sch" "$var" "$(cat "$store/$key/wall_s")"
-	done <"$out/plan.txt"
-} >"$out/jobs.tsv"
-{
-	printf 'seed\tworkload\tload\tscheme\tsize\tto\tstart_us\tfct_us\n'
-	while read -r seed args; do
-		case $args in *SCENARIO=flows*) ;; *) continue ;; esac
-		key=$(printf '%s %s %s\n' "$model_key" "$seed" "$args" | sha256sum | cut -c1-16)
-		[ -f "$store/$key/done" ] || continue
-		# shellcheck disable=SC2086
-		set -- $args
-		for a in "$@"; do export "J_${a%%=*}=${a#*=}"; done
-		jq -r --arg p "$seed	$J_WORKLOAD	$J_LOAD	$J_SCHEME" 'select(.fct_us) |
-			"\($p)\t\(.size)\t\(.to)\t\(.start_us)\t\(.fct_us)"' "$store/$key/flows.jsonl"
-	done <"$out/plan.txt"
-} | gzip -n >"$out/flows.tsv.gz"
+# Collect every finished point of the plan into OUT (tests/uml/collect.sh).
+tests/uml/collect.sh "$store" "$model_key" "$out"
 failed=$(grep -c '^FAILED' "$out/progress.log" || true)
 wall=$(($(date +%s) - t_start))
 cpu=$(awk -F'\t' '$5 == "wall_s" { s += $6 } END { print s + 0 }' "$out/jobs.tsv")

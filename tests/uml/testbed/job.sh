@@ -54,7 +54,12 @@ finish() {
 		awk '/^Tcp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1; next }
 			s += $c; h = 0 } END { print s }')"
 	leaf >"$ECNSHARP_OUT/qdisc.json"
-	jq -r '"drops \(.drops)\npackets \(.packets)\nbytes \(.bytes)\nmarks \(.marks // .ecn_mark // .ce_mark // "-")"' \
+	# Marks as each qdisc counts them: ecnsharp's marks (and by cause, and its own sojourn
+	# mean), codel's and pie's ecn_mark, fq_codel's ecn_mark plus ce_mark, red's marked.
+	jq -r '"drops \(.drops)\npackets \(.packets)\nbytes \(.bytes)\nmarks \(.marks //
+		((.ecn_mark // 0) + (.ce_mark // 0) + (.marked // 0)))",
+		(.bands // [] | .[0] // {} | (.marks_by_cause // {} | to_entries[] | "marks_\(.key) \(.value)"),
+		 (if .sojourn_mean then "sojourn_mean_us \(.sojourn_mean)" else empty end))' \
 		"$ECNSHARP_OUT/qdisc.json" | while read -r k v; do result "$k" "$v"; done
 	result virtual_s "$(cut -d' ' -f1 /proc/uptime)"
 }

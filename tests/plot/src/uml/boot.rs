@@ -61,7 +61,12 @@ pub struct Ratio {
 
 impl std::fmt::Display for Ratio {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:.3} [{:.3},{:.3}]", self.value, self.lo, self.hi)
+        if self.lo.is_nan() {
+            // One seed: a per-seed metric has no interval to give.
+            write!(f, "{:.3} [-,-]", self.value)
+        } else {
+            write!(f, "{:.3} [{:.3},{:.3}]", self.value, self.lo, self.hi)
+        }
     }
 }
 
@@ -104,7 +109,15 @@ pub fn ratio(a: &[Vec<f64>], b: &[Vec<f64>], stat: Stat, rng: &mut Rng) -> Optio
 /// seeds both ran.
 pub fn ratio_of_seeds(a: &[f64], b: &[f64], rng: &mut Rng) -> Option<Ratio> {
     let wrap = |v: &[f64]| v.iter().map(|x| vec![*x]).collect::<Vec<_>>();
-    ratio(&wrap(a), &wrap(b), Stat::Mean, rng)
+    let r = ratio(&wrap(a), &wrap(b), Stat::Mean, rng)?;
+    if a.len().min(b.len()) < 2 {
+        return Some(Ratio {
+            lo: f64::NAN,
+            hi: f64::NAN,
+            ..r
+        });
+    }
+    Some(r)
 }
 
 #[cfg(test)]

@@ -147,7 +147,8 @@ pub struct Flow {
     pub size: u64,
     /// The RTT class (1-based): the third octet of the server address 10.SENDER.CLASS.1.
     pub class: usize,
-    pub fct_us: f64,
+    /// None: the flow had not finished when the run ended (reported, never dropped).
+    pub fct_us: Option<f64>,
 }
 
 pub fn read_flows(path: &Path) -> Result<Vec<Flow>, String> {
@@ -183,7 +184,10 @@ pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
             scheme: scheme.to_string(),
             size: size.parse().map_err(|_| bad("size"))?,
             class,
-            fct_us: fct.parse().map_err(|_| bad("fct"))?,
+            fct_us: match fct {
+                "-" => None,
+                f => Some(f.parse().map_err(|_| bad("fct"))?),
+            },
         });
     }
     Ok(v)
@@ -227,7 +231,9 @@ mod tests {
         assert!(Jobs::parse("h\n1\tx\n").is_err());
         let f =
             parse_flows("h\n1\twebsearch\t0.5\tecnsharp\t3000\t10.4.6.1:7000\t12\t250\n").unwrap();
-        assert_eq!((f[0].class, f[0].size, f[0].fct_us), (6, 3000, 250.0));
+        assert_eq!((f[0].class, f[0].size, f[0].fct_us), (6, 3000, Some(250.0)));
+        let u = parse_flows("h\n1\tw\t0.5\ts\t9\t10.1.1.1:7000\t1\t-\n").unwrap();
+        assert_eq!(u[0].fct_us, None);
         assert!(parse_flows("h\n1\tw\t0.5\ts\tx\t10.1.1.1:7000\t1\t2\n").is_err());
         assert_eq!(classes("70.0:75 210.0:5"), [(70.0, 75.0), (210.0, 5.0)]);
     }

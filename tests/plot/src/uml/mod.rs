@@ -47,11 +47,18 @@ impl Report {
             "| {key} | {r} | {n} | {} |",
             claim.map_or(String::new(), |c| format!("{:.3} ({})", c.value, c.source))
         );
+        let num = |x: f64| {
+            if x.is_nan() {
+                "null".to_string()
+            } else {
+                format!("{x:.4}")
+            }
+        };
         self.json.push(format!(
-            "{{\"key\":\"{key}\",\"ratio\":{:.4},\"lo\":{:.4},\"hi\":{:.4},\"n\":{n}{}}}",
+            "{{\"key\":\"{key}\",\"ratio\":{:.4},\"lo\":{},\"hi\":{},\"n\":{n}{}}}",
             r.value,
-            r.lo,
-            r.hi,
+            num(r.lo),
+            num(r.hi),
             claim.map_or(String::new(), |c| format!(",\"paper\":{:.4}", c.value))
         ));
         r.to_string()
@@ -139,7 +146,9 @@ fn fcts(flows: &[Flow], w: &str, l: &str, s: &str, keep: impl Fn(&Flow) -> bool)
         .iter()
         .filter(|f| f.workload == w && f.load == l && f.scheme == s && keep(f))
     {
-        by.entry(f.seed).or_default().push(f.fct_us);
+        if let Some(fct) = f.fct_us {
+            by.entry(f.seed).or_default().push(fct);
+        }
     }
     by.into_values().collect()
 }
@@ -215,14 +224,10 @@ fn flows_section(
                     let _ = write!(line, " tail_rtt_goodput ecnsharp/{BASE}={txt}");
                 }
             }
-            let unfinished: f64 = schemes
+            let unfinished = flows
                 .iter()
-                .map(|s| {
-                    let p: Point = ("flows".into(), s.clone(), format!("WORKLOAD={w},LOAD={l}"));
-                    jobs.num(&p, "flows_unfinished").values().sum::<f64>()
-                        + jobs.num(&p, "flows_failed").values().sum::<f64>()
-                })
-                .sum();
+                .filter(|f| f.workload == *w && f.load == *l && f.fct_us.is_none())
+                .count();
             let n_short = fcts(flows, w, l, "ecnsharp", |f| f.size < SHORT)
                 .iter()
                 .map(Vec::len)
@@ -300,9 +305,11 @@ fn goodputs(flows: &[Flow], w: &str, l: &str, s: &str, classes: &[usize]) -> Vec
             && f.size > 1_000_000
             && classes.contains(&f.class)
     }) {
-        by.entry(f.seed)
-            .or_default()
-            .push(f.size as f64 * 8.0 / f.fct_us);
+        if let Some(fct) = f.fct_us {
+            by.entry(f.seed)
+                .or_default()
+                .push(f.size as f64 * 8.0 / fct);
+        }
     }
     by.into_values().collect()
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# collect.sh STORE MODEL_KEY OUT: every finished point of OUT/plan.txt (tests/uml/experiments.sh)
+# from the point store into OUT/jobs.tsv (one row per point and metric, with its wall time) and
+# OUT/flows.tsv.gz (one row per flow of the workloads, completed or not). A point that did not
+# finish is left out here and reported as failed by the driver.
+set -euo pipefail
+store=$1
+model_key=$2
+out=$3
+# key SEED ARGS: a point's key in the store (as experiments.sh computes it).
+key() { printf '%s %s %s\n' "$model_key" "$1" "$2" | sha256sum | cut -c1-16; }
+{
+	printf 'seed\tscenario\tscheme\tvariant\tmetric\tvalue\n'
+	while read -r seed args; do
+		dir="$store/$(key "$seed" "$args")"
+		[ -f "$dir/done" ] || continue
+		# shellcheck disable=SC2086
+		set -- $args
+		sc= sch= var=
+		for a in "$@"; do
+			case $a in
+			SCENARIO=*) sc=${a#*=} ;;
+			SCHEME=*) sch=${a#*=} ;;
+			*) var="$var${var:+,}$a" ;;
+			esac
+		done
+		awk -F'\t' -v p="$seed	$sc	$sch	$var" '{ print p "\t" $1 "\t" $2 }' "$dir/result.tsv"
+		printf '%s\t%s\t%s\t%s\twall_s\t%s\n' "$seed" "$sc" "$sch" "$var" "$(cat "$dir/wall_s")"
+	done <"$out/plan.txt"
+} >"$out/jobs.tsv"
+{
+	printf 'seed\tworkload\tload\tscheme\tsize\tto\tstart_us\tfct_us\n'
+	while read -r seed args; do
+		case $args in *SCENARIO=flows*) ;; *) continue ;; esac
+		dir="$store/$(key "$seed" "$args")"
+		[ -f "$dir/done" ] || continue
+		w= l= s=
+		for a in $args; do
+			case $a in
+			WORKLOAD=*) w=${a#*=} ;;
+			LOAD=*) l=${a#*=} ;;
+			SCHEME=*) s=${a#*=} ;;
+			esac
+		done
+		# An unfinished flow has no completion time: "-" (counted, never dropped).
+		jq -r --arg p "$seed	$w	$l	$s" 'select(.size) |
+			"\($p)\t\(.size)\t\(.to)\t\(.start_us)\t\(.fct_us // "-")"' "$dir/flows.jsonl"
+	done <"$out/plan.txt"
+} | gzip -n >"$out/flows.tsv.gz"
