@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # install.sh: what `make install` and `make uninstall` do, in plain sh so that it runs as root
 # without cargo or make (and in the bench's busybox guest).
 #

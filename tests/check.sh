@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make check: every test of the project, in order of cost. Host: format, lints, unit and property
 # tests, bounded fuzzing. VM: the bench's own tests, then every selftest suite on the default
 # kernel and the module suites again on the debug kernel (KASAN, lockdep, kmemleak).

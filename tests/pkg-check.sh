@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # pkg-check.sh: host-side tests of packaging (TAP): dkms.conf against the Makefile and Kbuild,
 # the module build's refusals (no CONFIG_RUST, another rustc), make install / uninstall into a
 # staging root with stand-in artifacts (only copies, exactly the manifest, nothing left), and
@@ -159,6 +160,51 @@ check "make install DESTDIR=...: every file listed in the manifest, nothing else
 check "make install again keeps what the first install recorded" reinstall_keeps_records
 check "make uninstall DESTDIR=...: nothing left, and a second uninstall is a no-op" uninstall_leaves_nothing
 check "make uninstall leaves files it did not install" uninstall_keeps_foreign_files
+
+# --- licensing -------------------------------------------------------------------------------
+# Files that carry no SPDX line, and why: documentation and data, covered by LICENSE and
+# debian/copyright as a whole. Everything else tracked says its license at its top.
+spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$'
+tracked_files() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files; else find . -type f ! -path './target/*' ! -path './.git/*' | sed 's:^\./::'; fi
+}
+every_file_has_spdx() {
+	local f id bad=0
+	while IFS= read -r f; do
+		[ -f "$f" ] || continue
+		grep -qE "$spdx_exempt" <<<"$f" && continue
+		id=$(head -n 3 "$f" | grep -o 'SPDX-License-Identifier: .*' | head -n 1 |
+			sed 's/^SPDX-License-Identifier: //; s: *\*/ *$::; s/ *-->$//')
+		case "$id" in
+		GPL-2.0-only | GPL-2.0) ;;
+		"GPL-2.0-only WITH Linux-syscall-note" | "GPL-2.0 WITH Linux-syscall-note")
+			[[ $f == include/uapi/* ]] || { echo "$f: the syscall note is for uapi headers"; bad=1; } ;;
+		"") echo "$f: no SPDX-License-Identifier in its first 3 lines"; bad=1 ;;
+		*) echo "$f: unexpected license '$id'"; bad=1 ;;
+		esac
+	done < <(tracked_files)
+	[ "$bad" -eq 0 ]
+}
+license_files() {
+	grep -q 'GNU GENERAL PUBLIC LICENSE' COPYING && grep -q 'Version 2, June 1991' COPYING &&
+		grep -q 'does \*not\* cover user programs' LICENSES/Linux-syscall-note &&
+		grep -q 'GPL-2.0-only' LICENSE &&
+		grep -qx 'license = "GPL-2.0-only"' Cargo.toml &&
+		grep -q 'license: "GPL",' kmod/module/sch_ecnsharp_rs.rs
+}
+# The shipped tools link their crates statically: each must offer a GPL-2.0-compatible license.
+shipped_crates_compatible() {
+	local list
+	list=$(cargo tree --locked -e normal --prefix none -p ecnsharp-tc -p q_ecnsharp --format '{p} | {l}') || return 1
+	[ "$(grep -c . <<<"$list")" -gt 10 ] || { echo "cargo tree listed nearly nothing: $list"; return 1; }
+	# Our own crates name their path; a license passes if one of its choices is GPL-2.0-compatible.
+	grep -v ' (/' <<<"$list" | grep . | sort -u | grep -vE '[|](.*[ (/])?(MIT|BSD-[23]-Clause|ISC|Zlib|Unlicense)([ )/]|$)' |
+		sed 's/^/incompatible: /' | grep . && return 1
+	return 0
+}
+check "LICENSE, COPYING (GPL-2.0) and the syscall note; Cargo and the module say GPL" license_files
+check "every tracked source file has an SPDX line (GPL-2.0-only; the uapi header WITH Linux-syscall-note)" every_file_has_spdx
+check "the crates of ecnsharp-tc and q_ecnsharp.so offer GPL-2.0-compatible licenses" shipped_crates_compatible
 
 # --- tc's plugin directory ------------------------------------------------------------------
 lib_dir_env() { [ "$(TC_LIB_DIR=/x/tc pkg/tc-lib-dir.sh)" = /x/tc ]; }

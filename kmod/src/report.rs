@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What `tc qdisc show` shows for an ecnsharp qdisc, described once for both front ends
 //! (`ecnsharp-tc` and tc's `q_ecnsharp.so`): the options and the xstats, including the per-band
 //! state of Algorithm 1 (ECN# §3.2, Table 2), as JSON fields and as tc-style text.

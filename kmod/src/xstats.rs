@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The engine's statistics as the uapi xstats: what `tc -s qdisc show` prints for ecnsharp.
 //!
 //! Counters are copied as they are; the persistent state of Algorithm 1 is reported per band in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The command layer of `ecnsharp-tc`: tc's syntax for `qdisc add|change|replace|del|show`
 //! with ecnsharp's options, and `tune`. It talks to the kernel only through
 //! [`crate::netlink::Netlink`] and writes only to the given streams, so tests drive it whole.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The whole command line of `ecnsharp-tc` described to clap, for shell completion
 //! (`ecnsharp-tc completion bash|zsh|fish`, clap_complete) and for the man page's test.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `qdisc show`: a dump's qdiscs printed as iproute2's `tc qdisc show` prints them (text and
 //! JSON, with `-s` the generic statistics), ecnsharp's options and xstats through the core's
 //! report, so that the output matches tc with `q_ecnsharp.so`. Other kinds are listed with

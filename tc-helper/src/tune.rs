@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-tc tune`: the rule of thumb of ECN# §3.4 (CoNEXT'19) turned into options.
 //!
 //! Equation 1 gives DCTCP-style queue thresholds `K = lambda x C x RTT`; dividing by the capacity

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The man pages against the code they document, so they cannot drift: every option of the
 //! grammar (`ecnsharp::options::KEYWORDS`) has an entry in tc-ecnsharp(8) whose `Default:` is
 //! the default of `Config::DEFAULT` and whose numeric `Bounds:` are exactly what validation

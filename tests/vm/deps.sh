@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install what the bench needs on Debian 12, skipping what is present: apt packages, the pinned
 # Rust toolchain with rust-src, and bindgen-cli (Debian's bindgen 0.60 is older than the kernel's
 # minimum 0.65.1). Fails with a message naming what could not be installed.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
 /*
  * The ecnsharp qdisc (ECN#: instantaneous and persistent sojourn-time ECN marking) as seen from
  * userspace: the attributes nested in TCA_OPTIONS and the layout of its xstats

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `q_ecnsharp.so`: the ecnsharp qdisc for iproute2's own `tc` (Debian 12's iproute2 6.1).
 //!
 //! A thin adapter, as `q_fq_codel.c` is over its uapi header: the grammar, the netlink encoding

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Front-ends suite: iproute2's tc with q_ecnsharp.so and ecnsharp-tc configure the qdisc and read
 # it back, each agreeing with the other (options, statistics, text and JSON); bad values are
 # refused by the grammar (exit 1) or by the kernel's validation with an extack naming the option
