@@ -872,13 +872,13 @@ mod tests {
         let (_, out, _) = run_on(&mut k, "-s qdisc show dev veth0");
         let want_stats = " Sent 15140 bytes 10 pkt (dropped 1, overlimits 4 requeues 0) \n \
             backlog 0b 0p requeues 0\n  marks 3 throttled 0 burst 30Kb\n  \
-            band 0: enqueued 10 packets 10 bytes 14.7Kb qlen 0p backlog 0b\n   \
+            band 0: enqueued 10 packets 10 bytes 15140 qlen 0p backlog 0b\n   \
             drops limit 0 non_ect 0 config 0 marks 3 (ins 2 pst 1 red 0 deq 0 prob 0) \
-            ce_already 0 nonect_passed 0\n   sojourn max 250us mean 100us marking_state 1 \
+            ce_already 0 nonect_passed 0\n   sojourn max 250us mean 100us marking_state on \
             marking_count 1 first_above_time -400us marking_next 100us\n  \
-            band 1: enqueued 0 packets 0 bytes 0b qlen 0p backlog 0b\n   \
+            band 1: enqueued 0 packets 0 bytes 0 qlen 0p backlog 0b\n   \
             drops limit 0 non_ect 0 config 0 marks 0 (ins 0 pst 0 red 0 deq 0 prob 0) \
-            ce_already 0 nonect_passed 0\n   sojourn max 0ns mean 0ns marking_state 0 \
+            ce_already 0 nonect_passed 0\n   sojourn max 0ns mean 0ns marking_state off \
             marking_count 0\n";
         assert_eq!(out, format!("{QDISC_LINE}{want_stats}"));
         // Filters.
