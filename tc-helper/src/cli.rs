@@ -256,6 +256,11 @@ fn run_tune<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
         }
     };
     let t = tune::tune(&input);
+    if let Err(why) = tune::check(&t) {
+        return ctx.usage(&format!(
+            "error: {why}\n\nFor more information, try '--help'."
+        ));
+    }
     if parsed.json || flags.json {
         let text = tune::report_json(&input, &t);
         let text = if flags.pretty { pretty(&text) } else { text };
