@@ -70,7 +70,7 @@ KVER ?= $(shell modinfo -F vermagic $(MODULE) 2>/dev/null | cut -d' ' -f1)
 MODULE_DIR ?= /lib/modules/$(KVER)/updates
 INSTALL_MODULE ?= 1
 MANIFEST := $(PREFIX)/share/ecnsharp/manifest
-TOOLS_DIR ?= target/release
+TOOLS_DIR ?= $(or $(CARGO_TARGET_DIR),target)/release
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
 TOOLS_ENV := $(if $(RUST_TOOLCHAIN),RUSTUP_TOOLCHAIN=$(RUST_TOOLCHAIN))
@@ -103,7 +103,7 @@ help:
 # rustc's own format): pkg/module-toolchain.sh finds it or stops with the command to install it,
 # before the kernel's build fails obscurely.
 module:
-	@$(call KBUILD,$(CURDIR)) modules
+	+@$(call KBUILD,$(CURDIR)) modules
 
 # The tools, and the shell completions ecnsharp-tc writes for itself (clap_complete).
 tools:
@@ -123,7 +123,7 @@ bench-artifacts:
 	@test -n "$(BENCH_OUT)" || { echo "error: BENCH_OUT is not set"; exit 1; }
 	@mkdir -p "$(BENCH_OUT)/module-src"
 	@cp -a --parents $(MODULE_SOURCES) "$(BENCH_OUT)/module-src/"
-	@{ $(call KBUILD,$(BENCH_OUT)/module-src) -s modules; } \
+	+@{ $(call KBUILD,$(BENCH_OUT)/module-src) -s modules; } \
 		> "$(BENCH_OUT)/module-build.log" 2>&1 || { cat "$(BENCH_OUT)/module-build.log"; exit 1; }
 	@if grep -E 'warning[:\[]' "$(BENCH_OUT)/module-build.log"; then \
 		echo "error: the module build has warnings (see above)"; exit 1; fi
@@ -132,10 +132,10 @@ bench-artifacts:
 	@if grep -E '^warning' "$(BENCH_OUT)/tools-build.log"; then \
 		echo "error: the tools build has warnings (see above)"; exit 1; fi
 	@mkdir -p "$(BENCH_OUT)/tools"
-	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
-	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
-	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
-	@cp target/release/ecnsharp-flowgen "$(BENCH_OUT)/tools/ecnsharp-flowgen"
+	@cp $(TOOLS_DIR)/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
+	@cp $(TOOLS_DIR)/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+	@cp $(TOOLS_DIR)/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
+	@cp $(TOOLS_DIR)/ecnsharp-flowgen "$(BENCH_OUT)/tools/ecnsharp-flowgen"
 	@# What make install would install, staged (DESTDIR) for the guest's install suite.
 	@$(MAKE) -s completions >/dev/null
 	@rm -rf "$(BENCH_OUT)/stage"
@@ -149,7 +149,7 @@ module-clippy:
 	@test -n "$(BENCH_OUT)" || { echo "error: BENCH_OUT is not set"; exit 1; }
 	@rm -rf "$(BENCH_OUT)/clippy-src" && mkdir -p "$(BENCH_OUT)/clippy-src"
 	@cp -a --parents $(MODULE_SOURCES) "$(BENCH_OUT)/clippy-src/"
-	@{ $(call KBUILD,$(BENCH_OUT)/clippy-src) -s CLIPPY=1 modules; } \
+	+@{ $(call KBUILD,$(BENCH_OUT)/clippy-src) -s CLIPPY=1 modules; } \
 		> "$(BENCH_OUT)/clippy.log" 2>&1 || { cat "$(BENCH_OUT)/clippy.log"; exit 1; }
 	@if grep -E -A8 'warning[:\[]' "$(BENCH_OUT)/clippy.log"; then \
 		echo "error: clippy (CLIPPY=1) warns about the module (see above)"; exit 1; fi
@@ -204,6 +204,22 @@ dkms-add:
 dkms-remove:
 	-dkms remove -m ecnsharp -v $(VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# Debian packages (debian/, docs/packaging.md), built in a copy of the tree's files under DEB_OUT
+# (dpkg-buildpackage writes next to the tree it builds); cargo's output is kept between builds.
+DEB_OUT ?= target/deb
+DEB_SRC = $(DEB_OUT)/ecnsharp-$(VERSION)
+deb:
+	@for t in dpkg-buildpackage dh dh_dkms; do command -v $$t >/dev/null || { echo "error: $$t" \
+		"is missing: apt install dpkg-dev debhelper dh-dkms (or make deps)"; exit 1; }; done
+	@rm -rf "$(DEB_SRC)" && mkdir -p "$(DEB_SRC)"
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+			tar --null -T - -cf - | tar -C "$(DEB_SRC)" -xf -; \
+	else tar --exclude=./target --exclude=./.git -cf - . | tar -C "$(DEB_SRC)" -xf -; fi
+	cd "$(DEB_SRC)" && CARGO_TARGET_DIR="$(abspath $(DEB_OUT))/cargo-target" dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_OUT)/*.deb
 
 demo:
 	@tests/demo.sh
