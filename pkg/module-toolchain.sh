@@ -138,8 +138,9 @@ else
 			fi
 		done
 	fi
+	on_path=$(version_of rustc)
 	[ -n "$rustc" ] || die "$kdir was built with '$want', and no rustc of that version is" \
-		"installed (rustc on PATH: '$(version_of rustc)'). A Rust module must be built by the" \
+		"installed (rustc on PATH: ${on_path:-none}). A Rust module must be built by the" \
 		"kernel's own rustc. Install it $who: $(install_hint)" \
 		"-- then make picks it; or give RUSTC=/path/to/rustc or RUSTUP_TOOLCHAIN=NAME."
 fi

@@ -42,7 +42,7 @@ dkms_make_targets() {
 	[[ $make == "make module KDIR=\${kernel_source_dir}" ]] || { echo "MAKE[0]: $make"; return 1; }
 	grep -q "^module:" Makefile || { echo "no module: rule"; return 1; }
 	# The module is built in the top directory (M=$(CURDIR)), where BUILT_MODULE_LOCATION says.
-	[ "$(conf 'BUILT_MODULE_LOCATION\[0\]')" = . ] && grep -q '^	@$(call KBUILD,$(CURDIR)) modules$' Makefile
+	[ "$(conf 'BUILT_MODULE_LOCATION\[0\]')" = . ] && grep -q '^	+@$(call KBUILD,$(CURDIR)) modules$' Makefile
 }
 dkms_no_deprecated_keys() {
 	# dkms 3 removes its build directory itself (CLEAN is deprecated), and warns about these.
