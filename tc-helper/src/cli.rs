@@ -1009,6 +1009,12 @@ mod tests {
         assert_eq!(q["bands"].as_array().unwrap().len(), 3);
         assert_eq!(q["marks"], q["bands"][1]["marks"]);
         assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);
+        // split_gso on (the default): the bands count segments, as tc's Sent ... pkt does.
+        assert_eq!(q["options"]["split_gso"], true);
+        let in_bands: u64 = (0..3)
+            .map(|b| q["bands"][b]["packets"].as_u64().unwrap())
+            .sum();
+        assert_eq!(q["packets"].as_u64(), Some(in_bands));
     }
 
     /// tc's abbreviations and flags: `q s`, `-stat`, `--json`, `-p`, `-d`, `-n NETNS`.
