@@ -277,7 +277,29 @@ uninstall_finds_any_prefix() {
 	ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh uninstall "$p/share/ecnsharp/manifest" >/dev/null &&
 		[ ! -e "$reg" ] && [ ! -e "$p/bin/ecnsharp-tc" ]
 }
+debian_install_lists() {
+	# debian/rules stages with make install; the .install files must claim every staged file
+	# (but the manifest, the uninstall script and LICENSE, which rules deletes) and each match one.
+	local d=$tmp/debian-stage pattern f claimed
+	make -s install DESTDIR="$d" TOOLS_DIR="$art" PREFIX=/usr INSTALL_MODULE=0 \
+		TC_LIB_DIR=/usr/lib/x86_64-linux-gnu/tc BASH_COMPLETION_COMPAT_DIR=/etc/bash_completion.d \
+		ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions \
+		FISH_COMPLETION_DIR=/usr/share/fish/vendor_completions.d >/dev/null || return 1
+	rm -r "$d/usr/share/ecnsharp" "$d/usr/share/doc/ecnsharp-tools/LICENSE"
+	claimed=$tmp/claimed
+	: >"$claimed"
+	for pattern in $(grep -hv '^#' debian/*.install); do
+		compgen -G "$d/${pattern%/}" >/dev/null || { echo "debian: $pattern matches nothing staged"; return 1; }
+		for f in $(compgen -G "$d/${pattern%/}"); do
+			if [ -d "$f" ]; then find "$f" -type f; else echo "$f"; fi
+		done >>"$claimed"
+	done
+	for f in $(find "$d" -type f); do
+		grep -qx "$f" "$claimed" || { echo "staged but in no package: ${f#"$d"}"; return 1; }
+	done
+}
 check "make uninstall leaves files it did not install" uninstall_keeps_foreign_files
+check "debian/*.install claim every file make install stages for the packages" debian_install_lists
 check "make uninstall with another PREFIX than the install's fails, naming the install's" uninstall_names_the_prefix
 check "uninstall finds a recorded install at any prefix; the record goes with it" uninstall_finds_any_prefix
 
