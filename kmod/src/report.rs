@@ -472,7 +472,9 @@ fn band_json(index: usize, b: &XstatsBand, h: &XstatsHeader, sink: &mut impl Jso
 }
 
 /// A size as tc's `sprint_size` writes backlogs and buckets: whole `Mb` within 1 KiB of one,
-/// else whole `Kb` within 16 bytes of one, else exact bytes (`4542b`, `3Kb`, `1Mb`).
+/// else whole `Kb` within 16 bytes of one, else exact bytes (`4542b`, `3Kb`, `1Mb`); the whole
+/// number as C's `%g` prints it (`1e+06Kb` past six digits). The one copy for both front ends:
+/// `ecnsharp-tc` prints tc's own `backlog` lines with it too.
 pub struct TcSize(pub u64);
 
 impl fmt::Display for TcSize {
@@ -482,10 +484,47 @@ impl fmt::Display for TcSize {
             // The nearest whole number of units (tc's rint; a tie is never within the slack).
             let whole = v / unit + u64::from(v % unit >= unit / 2);
             if v >= unit && whole.saturating_mul(unit).abs_diff(v) < slack {
-                return write!(f, "{whole}{suffix}");
+                write_g(f, whole)?;
+                return f.write_str(suffix);
             }
         }
         write!(f, "{v}b")
+    }
+}
+
+/// A whole number as C's `%g` prints it: as is below 10^6, else six significant digits (half to
+/// even on an exact half, as printf) with an exponent, `1.23456e+06`.
+fn write_g(f: &mut fmt::Formatter<'_>, v: u64) -> fmt::Result {
+    if v < 1_000_000 {
+        return write!(f, "{v}");
+    }
+    let mut exp: u32 = 0;
+    let mut scale: u64 = 1;
+    while v / scale >= 1_000_000 {
+        scale = scale.saturating_mul(10);
+        exp = exp.saturating_add(1);
+    }
+    // v = head * scale + rest, head of six digits.
+    let head = v / scale;
+    let rest = v % scale;
+    let half = scale / 2;
+    let up = rest > half || (rest == half && head % 2 == 1);
+    let mut m = head.saturating_add(u64::from(up));
+    exp = exp.saturating_add(5);
+    if m == 1_000_000 {
+        m = 100_000;
+        exp = exp.saturating_add(1);
+    }
+    // m has six digits: the first, a point, the others without trailing zeros.
+    let mut frac = m % 100_000;
+    let mut width: usize = 5;
+    while frac != 0 && frac % 10 == 0 {
+        frac /= 10;
+        width = width.saturating_sub(1);
+    }
+    match frac {
+        0 => write!(f, "{}e+{exp:02}", m / 100_000),
+        _ => write!(f, "{}.{frac:0width$}e+{exp:02}", m / 100_000),
     }
 }
 
@@ -942,6 +981,7 @@ mod tests {
                 s(3 << 20),
                 s((3 << 20) + 1023),
                 s((3 << 20) + 1024),
+                s((1000 << 20) + 2048),
                 s(u64::MAX)
             ],
             [
@@ -957,9 +997,18 @@ mod tests {
                 "3Mb",
                 "3Mb",
                 "3073Kb",
-                "17592186044416Mb"
+                "1.024e+06Kb",
+                "1.75922e+13Mb"
             ]
         );
+        // Past six digits, C's %g: six significant digits, half to even, an exponent.
+        let g = |kib: u64| TcSize(kib << 10).to_string();
+        assert_eq!(g(999_999), "999999Kb");
+        assert_eq!(g(1_000_000), "1e+06Kb");
+        assert_eq!(g(4_194_303), "4.1943e+06Kb");
+        assert_eq!(g(1_234_565), "1.23456e+06Kb");
+        assert_eq!(g(1_234_575), "1.23458e+06Kb");
+        assert_eq!(g(9_999_995), "1e+07Kb");
         let t = |ns| HumanTime(Number::new(ns, Unit::Nanos)).to_string();
         assert_eq!(
             [

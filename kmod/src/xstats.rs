@@ -176,7 +176,7 @@ mod tests {
         );
         let text = format!("{}", XstatsText(&x));
         assert!(
-            text.starts_with("  enqueued 1 packets 0 bytes 0b qlen 1p backlog 700b\n   drops"),
+            text.starts_with("  enqueued 1 packets 0 bytes 0 qlen 1p backlog 700b\n   drops"),
             "{text}"
         );
         assert_eq!(text.lines().count(), 4);

@@ -150,7 +150,8 @@ mod tests {
                     man.contains(&format!(".BI \\-\\-{} ", dashed(long)))
                         || man.contains(&format!(".BR \\-\\-{} ", dashed(long)))
                         || man.contains(&format!(".BR \\-j \", \" \\-\\-{}", dashed(long)))
-                        || man.contains(&format!(".BR \\-h \", \" \\-\\-{}", dashed(long))),
+                        || man.contains(&format!(".BR \\-h \", \" \\-\\-{}", dashed(long)))
+                        || man.contains(&format!(".TP\n\\fB\\-\\-{}\\fR ", dashed(long))),
                     "tune --{long} has no entry"
                 );
             }
