@@ -38,6 +38,8 @@ cp -a "$src" "$tmp/iproute2"
 if out=$(cd "$tmp/iproute2" && ./configure && make -j"$(nproc)" SUBDIRS="lib tc" 2>&1); then
 	tc2=$tmp/iproute2/tc/tc
 	ok "tc built from $src: $("$tc2" -V)"
+	# Without libmnl, iproute2 cannot read the kernel's extack (the error message).
+	ldd "$tc2" | grep -q libmnl || not_ok "tc links libmnl, so it prints the kernel's extack (apt install libmnl-dev)"
 else
 	not_ok "tc built from $src" "$out"
 	finish

@@ -12,6 +12,8 @@ APT_PACKAGES=(
 	python3 curl ca-certificates binutils groff-base bash-completion patch
 	# make deb and its test (tests/deb/check.sh): Debian's packaging tools, DKMS, lintian.
 	dpkg-dev debhelper dh-dkms dkms lintian fakeroot
+	# tests/tc-versions/check.sh: a second iproute2's tc built with extack support.
+	libmnl-dev
 )
 
 missing=()
