@@ -88,6 +88,11 @@ count "$out/bench.log"
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
 count "$out/vm.log"
 
+# The Debian packages end to end (about 3 minutes): make deb, lintian, DKMS building from the
+# package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
+tests/deb/check.sh 2>&1 | tee "$out/deb.log" | grep -E '^(ok|not ok|#)'
+count "$out/deb.log"
+
 # The debug kernel's runs are where the reliability figures come from. ECNSHARP_SKIP_DEBUG=1
 # leaves them out, which fails the check unless ECNSHARP_ALLOW_SKIP=1 says the skip is wanted
 # (then it is reported as a skip, never as a pass).

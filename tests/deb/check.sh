@@ -136,7 +136,7 @@ ko=$dk/tree/ecnsharp/$version/$kver/x86_64/module/sch_ecnsharp.ko
 bundle() {
 	local root=$tmp/bundle f lib
 	mkdir -p "$root"
-	for f in /usr/bin/dpkg /usr/bin/dpkg-deb /usr/bin/dpkg-query /usr/bin/dpkg-trigger /usr/sbin/start-stop-daemon \
+	for f in /usr/bin/dpkg /usr/bin/dpkg-deb /usr/bin/dpkg-split /usr/bin/tar /usr/bin/dpkg-query /usr/bin/dpkg-trigger /usr/sbin/start-stop-daemon \
 		/sbin/ldconfig /bin/bash /usr/sbin/dkms /usr/lib/dkms/common.postinst /etc/dkms/framework.conf; do
 		[ -e "$f" ] || { echo "missing $f"; return 1; }
 		mkdir -p "$root$(dirname "$f")" && cp -L "$f" "$root$f"
@@ -160,6 +160,8 @@ guest() {
 }
 guest >"$tmp/guest.log" 2>&1
 rc=$?
+# The guest's whole console, for a failure's post-mortem.
+cp "$tmp/guest.log" "$debs/guest.log"
 while IFS= read -r line; do
 	case "$line" in
 	"ok "*) ok "guest: ${line#ok * - }" ;;
@@ -168,6 +170,6 @@ while IFS= read -r line; do
 	esac
 done < <(tr -d '\r' <"$tmp/guest.log" | grep -E '^(ok|not ok) [0-9]+ - |^# ')
 if [ "$rc" -ne 0 ] || ! grep -qE '^ok [0-9]+ - ' "$tmp/guest.log"; then
-	not_ok "the guest's run passed (run-in-vm exit $rc)" "$(tail -n 30 "$tmp/guest.log")"
+	not_ok "the guest's run passed (run-in-vm exit $rc; console in $debs/guest.log)" "$(tail -n 30 "$tmp/guest.log")"
 fi
 finish

@@ -8,6 +8,9 @@
 x=/test/extra
 tools=$x/$1 dev=$x/$2 dkms_deb=$x/$3 tc_dir=$4
 tc=/usr/sbin/tc
+# By path: busybox's shell runs its own dpkg applet before PATH.
+dpkg=/usr/bin/dpkg
+dpkg_query=/usr/bin/dpkg-query
 n=0
 fail=0
 ok() {
@@ -43,9 +46,9 @@ no_plugin() { ! $tc qdisc add dev d0 root handle 1: ecnsharp bands 3; }
 check "before the packages, tc cannot parse ecnsharp's options (no plugin)" no_plugin
 
 installed() {
-	dpkg -i "$tools" "$dev" "$dkms_deb" || return 1
+	$dpkg -i "$tools" "$dev" "$dkms_deb" || return 1
 	for p in ecnsharp-tools ecnsharp-dev ecnsharp-dkms; do
-		dpkg-query -W -f='${Package} ${Status}\n' $p | grep -qx "$p install ok installed" || return 1
+		$dpkg_query -W -f='${Package} ${Status}\n' $p | grep -qx "$p install ok installed" || return 1
 	done
 }
 check "dpkg -i ecnsharp-tools ecnsharp-dev ecnsharp-dkms: installed, maintainer scripts run" installed
@@ -58,7 +61,7 @@ dkms_added() {
 	}
 }
 check "ecnsharp-dkms's postinst added the sources to DKMS (dkms status)" dkms_added
-dpkg -L ecnsharp-tools ecnsharp-dev ecnsharp-dkms >/tmp/files
+$dpkg_query -L ecnsharp-tools ecnsharp-dev ecnsharp-dkms >/tmp/files
 files_in_place() {
 	for f in /usr/bin/ecnsharp-tc "$tc_dir/q_ecnsharp.so" /usr/include/linux/pkt_sched_ecnsharp.h \
 		/usr/share/man/man8/tc-ecnsharp.8.gz /usr/src/ecnsharp-*/dkms.conf /etc/bash_completion.d/tc-ecnsharp; do
@@ -91,9 +94,9 @@ check "a refused change: the kernel's extack, exit 2" refusal
 check "tc qdisc del" $tc qdisc del dev d0 root
 
 removed() {
-	dpkg --purge ecnsharp-tools ecnsharp-dev ecnsharp-dkms || return 1
+	$dpkg --purge ecnsharp-tools ecnsharp-dev ecnsharp-dkms || return 1
 	# Purged packages may stay known as "purge ok not-installed"; none may be installed.
-	! dpkg-query -W -f='${Package} ${Status}\n' ecnsharp-tools ecnsharp-dev ecnsharp-dkms 2>/dev/null | grep ' installed$' 
+	! $dpkg_query -W -f='${Package} ${Status}\n' ecnsharp-tools ecnsharp-dev ecnsharp-dkms 2>/dev/null | grep ' installed$' 
 }
 check "dpkg --purge all three" removed
 nothing_left() {
