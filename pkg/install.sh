@@ -37,10 +37,38 @@ mkdirs() {
 	echo "dir $1" >>"$new"
 }
 
-# register MANIFEST: add it to the registry of installs, if the registry can be written.
+# register MANIFEST: add it to the registry of installs, if the registry can be written; the
+# directories made for it are listed in $REGISTRY_DIR/created, innermost first, to go with it.
 register() {
-	mkdir -p "$REGISTRY_DIR" 2>/dev/null || return 0
+	if [ ! -d "$REGISTRY_DIR" ]; then
+		made=
+		d=$REGISTRY_DIR
+		while [ ! -d "$d" ]; do
+			made="$made$d
+"
+			d=$(dirname "$d")
+		done
+		mkdir -p "$REGISTRY_DIR" 2>/dev/null || return 0
+		printf '%s' "$made" >"$REGISTRY_DIR/created"
+	fi
 	grep -qx "$1" "$REGISTRY" 2>/dev/null || echo "$1" >>"$REGISTRY" 2>/dev/null || true
+}
+
+# unregister MANIFEST: drop it from the registry; the last one takes the registry with it.
+unregister() {
+	[ -f "$REGISTRY" ] || return 0
+	grep -vx "$1" "$REGISTRY" >"$REGISTRY.new" || true
+	if [ -s "$REGISTRY.new" ]; then
+		mv -f "$REGISTRY.new" "$REGISTRY"
+		return 0
+	fi
+	rm -f "$REGISTRY.new" "$REGISTRY"
+	made=$(cat "$REGISTRY_DIR/created" 2>/dev/null || true)
+	rm -f "$REGISTRY_DIR/created"
+	rmdir "$REGISTRY_DIR" 2>/dev/null || true
+	for d in $made; do
+		rmdir "$d" 2>/dev/null || true
+	done
 }
 
 do_install() {
@@ -127,13 +155,7 @@ do_uninstall() {
 	done
 	rm -f "$DESTDIR$manifest"
 	echo "remove $DESTDIR$manifest"
-	if [ -z "$DESTDIR" ] && [ -f "$REGISTRY" ]; then
-		grep -vx "$manifest" "$REGISTRY" >"$REGISTRY.new" || true
-		if [ -s "$REGISTRY.new" ]; then mv -f "$REGISTRY.new" "$REGISTRY"; else
-			rm -f "$REGISTRY.new" "$REGISTRY"
-			rmdir "$REGISTRY_DIR" 2>/dev/null || true
-		fi
-	fi
+	[ -n "$DESTDIR" ] || unregister "$manifest"
 	awk '$1 == "dir" { d[n++] = $2 } END { while (n > 0) print d[--n] }' "$saved" |
 		while read -r dir; do
 			rmdir "$DESTDIR$dir" 2>/dev/null && echo "remove $DESTDIR$dir/" || true

@@ -268,14 +268,15 @@ uninstall_names_the_prefix() {
 }
 uninstall_finds_any_prefix() {
 	# A real install (no DESTDIR) is recorded; uninstall at another prefix names it, whatever it is.
-	local reg=$tmp/registry p=$tmp/anywhere/opt/tools out
+	local reg=$tmp/var/lib/ecnsharp p=$tmp/anywhere/opt/tools out
 	ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh install "$p/share/ecnsharp/manifest" \
 		"0644:$art/ecnsharp-tc:$p/bin/ecnsharp-tc" >/dev/null || return 1
 	grep -qx "$p/share/ecnsharp/manifest" "$reg/manifests" || { echo "not recorded"; return 1; }
 	out=$(ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh uninstall "$tmp/elsewhere/share/ecnsharp/manifest" 2>&1) && return 1
 	grep -qF "make uninstall PREFIX=$p " <<<"$out" || { echo "$out"; return 1; }
+	# The registry goes, and the directories made for it (here $tmp/var/lib and $tmp/var).
 	ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh uninstall "$p/share/ecnsharp/manifest" >/dev/null &&
-		[ ! -e "$reg" ] && [ ! -e "$p/bin/ecnsharp-tc" ]
+		[ ! -e "$tmp/var" ] && [ ! -e "$p/bin/ecnsharp-tc" ]
 }
 debian_install_lists() {
 	# debian/rules stages with make install; the .install files must claim every staged file
