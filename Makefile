@@ -10,8 +10,11 @@
 #                        RUSTC=... or RUSTUP_TOOLCHAIN=... choose, from the environment or here)
 #   make help            this text
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
-#   make experiments     the ECN# paper's scenarios in the VM against Linux's qdiscs (~32 min):
-#                        docs/results/ (summary, tables, plots); not part of make check
+#   make experiments     the ECN# paper's testbed on the real Linux stack in virtual time (User-Mode
+#                        Linux, 10 Gbit/s, microsecond RTTs; about an hour on 2 cores):
+#                        docs/results/uml/quick/; not part of make check
+#   make experiments-full  every workload, load, fanout and seed: docs/results/uml/full/ (hours)
+#   make experiments-qemu  the same scenarios scaled down in the qemu guest (~32 min): docs/results/
 #   make bench           CPU cost: pktgen through prio, fq_codel, red and ecnsharp in a VM, as packet
 #                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
 #   make bench-ablation  where ecnsharp's per-packet cost goes: the module without its clock, DS
@@ -82,7 +85,8 @@ BENCH_TOOLS_BUILD := $(TOOLS_ENV) $(CARGO) build --release --locked -p ecnsharp-
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all help module tools completions deb check soak demo bench bench-ablation experiments deps kernel kernel-debug \
+.PHONY: all help module tools completions deb check soak demo bench bench-ablation experiments \
+	experiments-full experiments-qemu deps kernel kernel-debug kernel-uml \
 	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
 # The tools always; the module when KDIR is a Rust-enabled kernel's tree, else a note saying how.
@@ -225,6 +229,12 @@ demo:
 	@tests/demo.sh
 
 experiments:
+	@tests/uml/experiments.sh --quick
+
+experiments-full:
+	@tests/uml/experiments.sh --full
+
+experiments-qemu:
 	@tests/experiments.sh
 
 BENCH_ROUNDS ?= 15
@@ -249,6 +259,9 @@ kernel:
 
 kernel-debug:
 	@tests/vm/build-kernel.sh debug
+
+kernel-uml:
+	@tests/vm/build-kernel.sh uml
 
 clean:
 	-@test ! -f "$(KDIR)/Makefile" || $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! ecnsharp-plot: turns the measurements of `make experiments` (DIR/experiments.tsv and
-//! DIR/series.tsv) into DIR/summary.json, DIR/tables.md and SVG plots, and prints one verdict
-//! line per scenario. Usage: ecnsharp-plot DIR
+//! ecnsharp-plot: turns the measurements of the qemu guest's experiments (DIR/experiments.tsv
+//! and DIR/series.tsv) into DIR/summary.json, DIR/tables.md and SVG plots, and prints one
+//! verdict line per scenario. Usage: ecnsharp-plot DIR
+//! `ecnsharp-plot uml DIR` does the same for the virtual-time testbed (uml/mod.rs).
 
 mod charts;
 mod data;
 mod summary;
+mod uml;
 
 use charts::{band_rates, by_variant, line_chart, over_time};
 use std::path::Path;
@@ -223,10 +225,14 @@ fn tables(d: &data::Data) -> String {
 }
 
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "docs/results".into());
-    if let Err(e) = run(Path::new(&dir)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.as_slice() {
+        [uml, dir] if uml == "uml" => uml::run(Path::new(dir)),
+        [dir] => run(Path::new(dir)),
+        [] => run(Path::new("docs/results")),
+        _ => Err("usage: ecnsharp-plot [DIR] | ecnsharp-plot uml DIR".into()),
+    };
+    if let Err(e) = r {
         eprintln!("ecnsharp-plot: {e}");
         std::process::exit(1);
     }

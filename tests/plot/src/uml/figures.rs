@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! SVG charts of the virtual-time results: lines with 95% interval bars, and CDFs. Every scheme
+//! keeps one color across all charts (the order of `load::SCHEMES`).
+
+use super::load::scheme_rank;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// One line: (x, y, lo, hi) points; lo == hi draws no bar.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+const COLORS: [RGBColor; 11] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(127, 127, 127),
+    RGBColor(0, 0, 0),
+];
+
+fn color(name: &str, i: usize) -> RGBColor {
+    let k = scheme_rank(name);
+    COLORS[if k < COLORS.len() - 1 { k } else { i } % COLORS.len()]
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+pub fn lines(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[Series],
+) -> Result<(), String> {
+    let pts = || series.iter().flat_map(|s| s.points.iter());
+    let x0 = pts().map(|p| p.0).fold(f64::MAX, f64::min);
+    let x1 = pts().map(|p| p.0).fold(f64::MIN, f64::max);
+    if x0 > x1 {
+        return Err(format!("{}: no data", path.display()));
+    }
+    let (x0, x1) = if x0 == x1 {
+        (x0 - 1.0, x1 + 1.0)
+    } else {
+        (x0, x1)
+    };
+    let pad = (x1 - x0) * 0.04;
+    let y1 = pts().map(|p| p.3.max(p.1)).fold(0.0, f64::max) * 1.1;
+    let y1 = if y1 > 0.0 { y1 } else { 1.0 };
+    let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 19))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0 - pad..x1 + pad, 0.0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(xlabel)
+        .y_desc(ylabel)
+        .draw()
+        .map_err(err)?;
+    for (i, s) in series.iter().enumerate() {
+        let c = color(&s.name, i);
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(s.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.0, p.1), 3, c.filled())),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .filter(|p| p.2 != p.3)
+                    .map(|p| ErrorBar::new_vertical(p.0, p.2, p.1, p.3, c.filled(), 6)),
+            )
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// Empirical CDFs on a logarithmic x axis; each series' values need not be sorted.
+pub fn cdfs(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    series: &[(String, Vec<f64>)],
+) -> Result<(), String> {
+    let all = || series.iter().flat_map(|s| s.1.iter()).filter(|x| **x > 0.0);
+    let x0 = all().copied().fold(f64::MAX, f64::min);
+    let x1 = all().copied().fold(f64::MIN, f64::max);
+    if x0 > x1 {
+        return Err(format!("{}: no data", path.display()));
+    }
+    let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 19))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), 0.0..1.0)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(xlabel)
+        .y_desc("CDF")
+        .draw()
+        .map_err(err)?;
+    for (i, (name, v)) in series.iter().enumerate() {
+        let mut s: Vec<f64> = v.iter().copied().filter(|x| *x > 0.0).collect();
+        s.sort_by(f64::total_cmp);
+        let n = s.len() as f64;
+        // At most 400 steps per curve: the SVGs stay small, the shape stays.
+        let step = (s.len() / 400).max(1);
+        let pts: Vec<(f64, f64)> = s
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| k % step == 0 || *k + 1 == s.len())
+            .map(|(k, x)| (*x, (k + 1) as f64 / n))
+            .collect();
+        let c = color(name, i);
+        chart
+            .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The virtual-time testbed's collected results (tests/uml/experiments.sh): jobs.tsv (one row
+//! per point and metric) and flows.tsv.gz (one row per completed flow).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A point of the testbed without its seed: (scenario, scheme, variant). The variant is the
+/// point's other arguments joined by commas, e.g. "WORKLOAD=websearch,LOAD=0.5" or "SPREAD=3".
+pub type Point = (String, String, String);
+
+#[derive(Default)]
+pub struct Jobs {
+    /// (point, metric) -> value text by seed.
+    pub values: BTreeMap<(Point, String), BTreeMap<u32, String>>,
+}
+
+impl Jobs {
+    pub fn parse(text: &str) -> Result<Jobs, String> {
+        let mut j = Jobs::default();
+        for (i, line) in text.lines().enumerate().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            let [seed, sc, scheme, var, metric, value] = f[..] else {
+                return Err(format!("jobs.tsv line {}: want 6 fields: {line}", i + 1));
+            };
+            let seed: u32 = seed
+                .parse()
+                .map_err(|_| format!("jobs.tsv line {}: bad seed {seed}", i + 1))?;
+            let p = (sc.to_string(), scheme.to_string(), var.to_string());
+            j.values
+                .entry((p, metric.to_string()))
+                .or_default()
+                .insert(seed, value.to_string());
+        }
+        Ok(j)
+    }
+
+    /// A numeric metric of a point, by seed (values that are not numbers are left out).
+    pub fn num(&self, p: &Point, metric: &str) -> BTreeMap<u32, f64> {
+        self.values
+            .get(&(p.clone(), metric.to_string()))
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(s, v)| v.parse().ok().map(|x| (*s, x)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn text(&self, p: &Point, metric: &str) -> Option<&str> {
+        self.values
+            .get(&(p.clone(), metric.to_string()))
+            .and_then(|m| m.values().next())
+            .map(String::as_str)
+    }
+
+    /// The variants of a scenario that a scheme ran, in their order of appearance sorted by
+    /// their numeric parts.
+    pub fn variants(&self, sc: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .values
+            .keys()
+            .filter(|((s, _, _), _)| s == sc)
+            .map(|((_, _, var), _)| var.clone())
+            .collect();
+        v.sort_by(|a, b| {
+            variant_key(a)
+                .partial_cmp(&variant_key(b))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.cmp(b))
+        });
+        v.dedup();
+        v
+    }
+
+    pub fn schemes(&self, sc: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .values
+            .keys()
+            .filter(|((s, _, _), _)| s == sc)
+            .map(|((_, s, _), _)| s.clone())
+            .collect();
+        v.dedup();
+        v.sort_by_key(|s| scheme_rank(s));
+        v.dedup();
+        v
+    }
+
+    pub fn seeds(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .values
+            .values()
+            .flat_map(|m| m.keys().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// The value of KEY in a variant "K=V,K=V".
+pub fn var_get<'a>(var: &'a str, key: &str) -> Option<&'a str> {
+    var.split(',')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// Sort key of a variant: its values as numbers where they are (workload names first).
+fn variant_key(v: &str) -> Vec<f64> {
+    v.split(',')
+        .map(|kv| {
+            let val = kv.split('=').nth(1).unwrap_or("");
+            val.parse().unwrap_or(match val {
+                "websearch" => -2.0,
+                "datamining" => -1.0,
+                _ => -3.0,
+            })
+        })
+        .collect()
+}
+
+/// The schemes in the order the params file lists them (the baseline first).
+pub const SCHEMES: [&str; 10] = [
+    "red_tail",
+    "ecnsharp",
+    "red_avg",
+    "tcn_tail",
+    "tcn_avg",
+    "codel",
+    "linux_codel",
+    "linux_fq_codel",
+    "linux_red",
+    "linux_pie",
+];
+
+pub fn scheme_rank(s: &str) -> usize {
+    SCHEMES
+        .iter()
+        .position(|x| *x == s)
+        .unwrap_or(SCHEMES.len())
+}
+
+/// One completed flow of the workloads.
+pub struct Flow {
+    pub seed: u32,
+    pub workload: String,
+    pub load: String,
+    pub scheme: String,
+    pub size: u64,
+    /// The RTT class (1-based): the third octet of the server address 10.SENDER.CLASS.1.
+    pub class: usize,
+    pub fct_us: f64,
+}
+
+pub fn read_flows(path: &Path) -> Result<Vec<Flow>, String> {
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .map_err(|e| format!("gzip -dc {}: {e}", path.display()))?;
+    if !out.status.success() {
+        return Err(format!("gzip -dc {} failed", path.display()));
+    }
+    let text = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    parse_flows(&text)
+}
+
+pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [seed, workload, load, scheme, size, to, _start, fct] = f[..] else {
+            return Err(format!("flows line {}: want 8 fields: {line}", i + 1));
+        };
+        let bad = |what: &str| format!("flows line {}: bad {what}: {line}", i + 1);
+        let class = to
+            .split(['.', ':'])
+            .nth(2)
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| bad("address"))?;
+        v.push(Flow {
+            seed: seed.parse().map_err(|_| bad("seed"))?,
+            workload: workload.to_string(),
+            load: load.to_string(),
+            scheme: scheme.to_string(),
+            size: size.parse().map_err(|_| bad("size"))?,
+            class,
+            fct_us: fct.parse().map_err(|_| bad("fct"))?,
+        });
+    }
+    Ok(v)
+}
+
+/// RTT classes "RTT:PERCENT ..." -> [(rtt_us, percent)].
+pub fn classes(text: &str) -> Vec<(f64, f64)> {
+    text.split_whitespace()
+        .filter_map(|cw| {
+            let (r, w) = cw.split_once(':')?;
+            Some((r.parse().ok()?, w.parse().ok()?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_jobs_and_flows() {
+        let j = Jobs::parse(
+            "seed\tscenario\tscheme\tvariant\tmetric\tvalue\n\
+             1\tflows\tecnsharp\tWORKLOAD=websearch,LOAD=0.5\tdrops\t3\n\
+             2\tflows\tecnsharp\tWORKLOAD=websearch,LOAD=0.5\tdrops\tnull\n\
+             1\tflows\tred_tail\tWORKLOAD=websearch,LOAD=0.9\tdrops\t4\n",
+        )
+        .unwrap();
+        let p = (
+            "flows".to_string(),
+            "ecnsharp".to_string(),
+            "WORKLOAD=websearch,LOAD=0.5".to_string(),
+        );
+        assert_eq!(
+            j.num(&p, "drops").into_iter().collect::<Vec<_>>(),
+            [(1, 3.0)]
+        );
+        assert_eq!(j.schemes("flows"), ["red_tail", "ecnsharp"]);
+        assert_eq!(j.variants("flows").len(), 2);
+        assert_eq!(var_get("WORKLOAD=websearch,LOAD=0.5", "LOAD"), Some("0.5"));
+        assert!(Jobs::parse("h\n1\tx\n").is_err());
+        let f =
+            parse_flows("h\n1\twebsearch\t0.5\tecnsharp\t3000\t10.4.6.1:7000\t12\t250\n").unwrap();
+        assert_eq!((f[0].class, f[0].size, f[0].fct_us), (6, 3000, 250.0));
+        assert!(parse_flows("h\n1\tw\t0.5\ts\tx\t10.1.1.1:7000\t1\t2\n").is_err());
+        assert_eq!(classes("70.0:75 210.0:5"), [(70.0, 75.0), (210.0, 5.0)]);
+    }
+}

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `ecnsharp-plot uml DIR`: the virtual-time testbed's results (tests/uml/experiments.sh) as
+//! the lines `make experiments` prints, DIR/tables.md (every scheme against DCTCP-RED-Tail, the
+//! paper's figures beside ours), DIR/summary.json and SVG charts. Every ratio has a bootstrap
+//! 95% interval (boot.rs); nothing here is tuned to the data: the metrics and their
+//! definitions are fixed in docs/results/uml/README.md.
+
+mod boot;
+mod figures;
+mod load;
+mod paper;
+
+use boot::{Ratio, Rng, Stat};
+use figures::Series;
+use load::{var_get, Flow, Jobs, Point};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+const BASE: &str = "red_tail";
+
+/// A flow metric: its name, the statistic, and which flows it covers.
+type Kind = (&'static str, Stat, fn(&Flow) -> bool);
+/// Ratios by scheme, each against the load.
+type ByScheme = BTreeMap<String, Vec<(f64, Ratio)>>;
+const SHORT: u64 = 100_000;
+const LARGE: u64 = 10_000_000;
+
+/// What the run produced: printed lines, the tables, the JSON entries.
+#[derive(Default)]
+struct Report {
+    lines: Vec<String>,
+    tables: String,
+    json: Vec<String>,
+}
+
+impl Report {
+    /// A ratio of SCHEME to the baseline, into the tables and the JSON (and with the paper's
+    /// figure when it reports one under the same key).
+    fn ratio(&mut self, key: &str, r: Option<Ratio>, n: usize) -> String {
+        let Some(r) = r else {
+            let _ = writeln!(self.tables, "| {key} | - | | |");
+            return "-".into();
+        };
+        let claim = paper::lookup(key);
+        let _ = writeln!(
+            self.tables,
+            "| {key} | {r} | {n} | {} |",
+            claim.map_or(String::new(), |c| format!("{:.3} ({})", c.value, c.source))
+        );
+        self.json.push(format!(
+            "{{\"key\":\"{key}\",\"ratio\":{:.4},\"lo\":{:.4},\"hi\":{:.4},\"n\":{n}{}}}",
+            r.value,
+            r.lo,
+            r.hi,
+            claim.map_or(String::new(), |c| format!(",\"paper\":{:.4}", c.value))
+        ));
+        r.to_string()
+    }
+
+    fn table_head(&mut self, title: &str) {
+        let _ = write!(
+            self.tables,
+            "\n## {title}\n\n| ratio | ours [95% interval] | samples | the paper |\n| --- | --- | --- | --- |\n"
+        );
+    }
+}
+
+pub fn run(dir: &Path) -> Result<(), String> {
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| format!("{f}: {e}"));
+    let jobs = Jobs::parse(&read("jobs.tsv")?)?;
+    let flows = if dir.join("flows.tsv.gz").exists() {
+        load::read_flows(&dir.join("flows.tsv.gz"))?
+    } else {
+        Vec::new()
+    };
+    let run_txt = read("run.txt").unwrap_or_default();
+    let mut rep = Report::default();
+    let mut rng = Rng::new(2019);
+    regime(&jobs, &flows, &run_txt, &mut rep);
+    flows_section(dir, &jobs, &flows, &mut rep, &mut rng)?;
+    long_section(dir, &jobs, &mut rep, &mut rng)?;
+    incast_section(dir, &jobs, &mut rep)?;
+    sched_section(&jobs, &mut rep);
+    let tables = format!(
+        "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
+         Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
+         95% intervals over seeds and flows. The paper's column quotes its text (testbed unless \
+         it says simulation).\n\n```\n{}\n```\n{}",
+        rep.lines.join("\n"),
+        rep.tables
+    );
+    std::fs::write(dir.join("tables.md"), tables).map_err(|e| e.to_string())?;
+    std::fs::write(
+        dir.join("summary.json"),
+        format!("[\n{}\n]\n", rep.json.join(",\n")),
+    )
+    .map_err(|e| e.to_string())?;
+    for l in &rep.lines {
+        println!("{l}");
+    }
+    Ok(())
+}
+
+fn regime(jobs: &Jobs, flows: &[Flow], run_txt: &str, rep: &mut Report) {
+    let classes = jobs
+        .values
+        .iter()
+        .find(|(((_, _, v), m), _)| {
+            m == "rtt_classes" && !v.contains("SPREAD=2") && !v.contains("SPREAD=5")
+        })
+        .and_then(|(_, m)| m.values().next())
+        .map(|t| load::classes(t))
+        .unwrap_or_default();
+    let lo = classes.iter().map(|c| c.0).fold(f64::MAX, f64::min);
+    let hi = classes.iter().map(|c| c.0).fold(0.0, f64::max);
+    // The smallest number of short flows any (workload, load, scheme) point has over its seeds.
+    let mut short: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+    for f in flows.iter().filter(|f| f.size < SHORT) {
+        *short.entry((&f.workload, &f.load, &f.scheme)).or_default() += 1;
+    }
+    rep.lines.push(format!(
+        "regime: kernel=uml time=virtual rate=10gbit rtt_us={lo:.0}-{hi:.0} senders=7 seeds={} short_flows={}",
+        jobs.seeds().len(),
+        short.values().min().copied().unwrap_or(0)
+    ));
+    let det = run_txt
+        .lines()
+        .find_map(|l| l.strip_prefix("determinism: "))
+        .map_or("not checked".to_string(), |d| {
+            d.split(" (point").next().unwrap_or(d).to_string()
+        });
+    rep.lines.push(format!("determinism: {det}"));
+}
+
+/// FCTs of one (workload, load, scheme) by seed, for flows the filter keeps.
+fn fcts(flows: &[Flow], w: &str, l: &str, s: &str, keep: impl Fn(&Flow) -> bool) -> Vec<Vec<f64>> {
+    let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for f in flows
+        .iter()
+        .filter(|f| f.workload == w && f.load == l && f.scheme == s && keep(f))
+    {
+        by.entry(f.seed).or_default().push(f.fct_us);
+    }
+    by.into_values().collect()
+}
+
+fn flows_section(
+    dir: &Path,
+    jobs: &Jobs,
+    flows: &[Flow],
+    rep: &mut Report,
+    rng: &mut Rng,
+) -> Result<(), String> {
+    let mut points: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for v in jobs.variants("flows") {
+        if let (Some(w), Some(l)) = (var_get(&v, "WORKLOAD"), var_get(&v, "LOAD")) {
+            points.entry(w.to_string()).or_default().push(l.to_string());
+        }
+    }
+    let schemes = jobs.schemes("flows");
+    let kinds: [Kind; 4] = [
+        ("short_mean", Stat::Mean, |f| f.size < SHORT),
+        ("short_p99", Stat::P99, |f| f.size < SHORT),
+        ("large_mean", Stat::Mean, |f| f.size > LARGE),
+        ("all_mean", Stat::Mean, |_| true),
+    ];
+    let tail = tail_classes(jobs);
+    for (w, loads) in &points {
+        rep.table_head(&format!(
+            "{w}: flow completion times (short < 100 KB, large > 10 MB)"
+        ));
+        // metric -> scheme -> (load, ratio)
+        let mut plot: BTreeMap<&str, ByScheme> = BTreeMap::new();
+        for l in loads {
+            let mut line = format!("{w}: load {l}");
+            for (name, stat, keep) in kinds {
+                let base = fcts(flows, w, l, BASE, keep);
+                for s in &schemes {
+                    if s == BASE {
+                        continue;
+                    }
+                    let a = fcts(flows, w, l, s, keep);
+                    let n = a.iter().map(Vec::len).sum();
+                    let r = boot::ratio(&a, &base, stat, rng);
+                    let txt = rep.ratio(&format!("{w} load {l} {name} {s}/{BASE}"), r, n);
+                    if s == "ecnsharp" {
+                        let _ = write!(line, " {name} ecnsharp/{BASE}={txt}");
+                    }
+                    if let Some(r) = r {
+                        plot.entry(name)
+                            .or_default()
+                            .entry(s.clone())
+                            .or_default()
+                            .push((l.parse().unwrap_or(0.0), r));
+                    }
+                }
+                // ECN#'s own comparison with DCTCP-RED-Avg (the paper's large-flow claim).
+                if name == "large_mean" && schemes.iter().any(|s| s == "red_avg") {
+                    let a = fcts(flows, w, l, "ecnsharp", keep);
+                    let b = fcts(flows, w, l, "red_avg", keep);
+                    let n = a.iter().map(Vec::len).sum();
+                    let r = boot::ratio(&a, &b, stat, rng);
+                    rep.ratio(&format!("{w} load {l} {name} ecnsharp/red_avg"), r, n);
+                }
+            }
+            // Throughput of the flows with the longest RTTs (where a low threshold costs
+            // throughput): goodput of flows above 1 MB in the tail RTT classes.
+            let base = goodputs(flows, w, l, BASE, &tail);
+            for s in schemes.iter().filter(|s| *s != BASE) {
+                let a = goodputs(flows, w, l, s, &tail);
+                let n = a.iter().map(Vec::len).sum();
+                let r = boot::ratio(&a, &base, Stat::Mean, rng);
+                let txt = rep.ratio(&format!("{w} load {l} tail_rtt_goodput {s}/{BASE}"), r, n);
+                if s == "ecnsharp" {
+                    let _ = write!(line, " tail_rtt_goodput ecnsharp/{BASE}={txt}");
+                }
+            }
+            let unfinished: f64 = schemes
+                .iter()
+                .map(|s| {
+                    let p: Point = ("flows".into(), s.clone(), format!("WORKLOAD={w},LOAD={l}"));
+                    jobs.num(&p, "flows_unfinished").values().sum::<f64>()
+                        + jobs.num(&p, "flows_failed").values().sum::<f64>()
+                })
+                .sum();
+            let n_short = fcts(flows, w, l, "ecnsharp", |f| f.size < SHORT)
+                .iter()
+                .map(Vec::len)
+                .sum::<usize>();
+            let _ = write!(
+                line,
+                " short_flows={n_short} unfinished_all_schemes={unfinished}"
+            );
+            rep.lines.push(line);
+            // The short flows' FCT distribution at this load, every scheme.
+            let series: Vec<(String, Vec<f64>)> = schemes
+                .iter()
+                .map(|s| {
+                    let v = fcts(flows, w, l, s, |f| f.size < SHORT).concat();
+                    (s.clone(), v.iter().map(|x| x / 1e3).collect())
+                })
+                .collect();
+            figures::cdfs(
+                &dir.join(format!("{w}-load{l}-short-cdf.svg")),
+                &format!("{w}, load {l}: FCT of short flows (< 100 KB), all seeds"),
+                "flow completion time (ms, log)",
+                &series,
+            )?;
+        }
+        for (name, by_scheme) in plot {
+            let series: Vec<Series> = by_scheme
+                .into_iter()
+                .map(|(s, pts)| Series {
+                    name: s,
+                    points: pts.iter().map(|(x, r)| (*x, r.value, r.lo, r.hi)).collect(),
+                })
+                .collect();
+            figures::lines(
+                &dir.join(format!("{w}-{name}.svg")),
+                &format!("{w}: {name} FCT normalized to DCTCP-RED-Tail (95% intervals)"),
+                "load",
+                &format!("{name} / DCTCP-RED-Tail"),
+                &series,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The RTT classes (1-based) of the distribution's tail: the highest classes that together
+/// carry at least 10% of the flows (at 3x: 200 and 210 us, 11%).
+fn tail_classes(jobs: &Jobs) -> Vec<usize> {
+    let classes = jobs
+        .values
+        .iter()
+        .find(|(((sc, _, _), m), _)| sc == "flows" && m == "rtt_classes")
+        .and_then(|(_, m)| m.values().next())
+        .map(|t| load::classes(t))
+        .unwrap_or_default();
+    let total: f64 = classes.iter().map(|c| c.1).sum();
+    let mut acc = 0.0;
+    let mut v = Vec::new();
+    for k in (0..classes.len()).rev() {
+        if acc >= 0.1 * total {
+            break;
+        }
+        acc += classes[k].1;
+        v.push(k + 1);
+    }
+    v
+}
+
+/// Goodput (Mbit/s) of flows above 1 MB in the given RTT classes, by seed.
+fn goodputs(flows: &[Flow], w: &str, l: &str, s: &str, classes: &[usize]) -> Vec<Vec<f64>> {
+    let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for f in flows.iter().filter(|f| {
+        f.workload == w
+            && f.load == l
+            && f.scheme == s
+            && f.size > 1_000_000
+            && classes.contains(&f.class)
+    }) {
+        by.entry(f.seed)
+            .or_default()
+            .push(f.size as f64 * 8.0 / f.fct_us);
+    }
+    by.into_values().collect()
+}
+
+/// A per-seed metric of every scheme at a variant of a scenario: scheme -> values by seed.
+fn per_seed(
+    jobs: &Jobs,
+    sc: &str,
+    var: &str,
+    metric: &str,
+) -> BTreeMap<String, BTreeMap<u32, f64>> {
+    jobs.schemes(sc)
+        .into_iter()
+        .map(|s| {
+            let p: Point = (sc.into(), s.clone(), var.into());
+            (s, jobs.num(&p, metric))
+        })
+        .filter(|(_, m)| !m.is_empty())
+        .collect()
+}
+
+/// Values of two schemes over the seeds both have.
+fn paired(a: &BTreeMap<u32, f64>, b: &BTreeMap<u32, f64>) -> (Vec<f64>, Vec<f64>) {
+    a.iter()
+        .filter_map(|(s, x)| b.get(s).map(|y| (*x, *y)))
+        .unzip()
+}
+
+fn long_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Result<(), String> {
+    let metrics = [
+        ("queue_mean", "qdelay_mean_us"),
+        ("queue_p99", "qdelay_p99_us"),
+        ("goodput", "goodput_mbps"),
+        ("goodput_longest_rtt", "goodput_class6_mbps"),
+    ];
+    for var in jobs.variants("long") {
+        let spread = var_get(&var, "SPREAD").unwrap_or("3");
+        rep.table_head(&format!(
+            "rtt_variation {spread}x: long flows, one per RTT class (queue sampled at the bottleneck)"
+        ));
+        let mut line = format!("rtt_variation: {spread}x");
+        for (name, metric) in metrics {
+            let by = per_seed(jobs, "long", &var, metric);
+            let Some(base) = by.get(BASE) else { continue };
+            for (s, v) in &by {
+                if s == BASE {
+                    continue;
+                }
+                let (a, b) = paired(v, base);
+                let r = boot::ratio_of_seeds(&a, &b, rng);
+                let txt = rep.ratio(
+                    &format!("rtt_variation {spread}x {name} {s}/{BASE}"),
+                    r,
+                    a.len(),
+                );
+                if s == "ecnsharp" {
+                    let _ = write!(line, " {name} ecnsharp/{BASE}={txt}");
+                }
+            }
+        }
+        rep.lines.push(line);
+        // Goodput by RTT class (means over seeds), one line per scheme.
+        let classes = jobs
+            .text(
+                &("long".into(), "ecnsharp".into(), var.clone()),
+                "rtt_classes",
+            )
+            .map(load::classes)
+            .unwrap_or_default();
+        let series: Vec<Series> = jobs
+            .schemes("long")
+            .into_iter()
+            .filter_map(|s| {
+                let pts: Vec<(f64, f64, f64, f64)> = classes
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, (rtt, _))| {
+                        let p: Point = ("long".into(), s.clone(), var.clone());
+                        let v: Vec<f64> = jobs
+                            .num(&p, &format!("goodput_class{}_mbps", k + 1))
+                            .into_values()
+                            .collect();
+                        let m = boot::mean(&v)? / 1e3;
+                        let lo = v.iter().copied().fold(f64::MAX, f64::min) / 1e3;
+                        let hi = v.iter().copied().fold(0.0, f64::max) / 1e3;
+                        Some((*rtt, m, lo, hi))
+                    })
+                    .collect();
+                (!pts.is_empty()).then_some(Series {
+                    name: s,
+                    points: pts,
+                })
+            })
+            .collect();
+        if !series.is_empty() {
+            figures::lines(
+                &dir.join(format!("long-{spread}x-goodput-by-rtt.svg")),
+                &format!(
+                    "{spread}x: goodput of each long flow by its RTT (mean, min-max over seeds)"
+                ),
+                "base RTT (us)",
+                "goodput (Gbit/s)",
+                &series,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), String> {
+    let vars = jobs.variants("incast");
+    if vars.is_empty() {
+        return Ok(());
+    }
+    let fanout = |v: &str| var_get(v, "FANOUT").and_then(|n| n.parse::<f64>().ok());
+    let mut line = "incast: max_fanout_no_timeout".to_string();
+    rep.table_head(
+        "incast: the largest fanout N such that no query at N or below timed out (any seed)",
+    );
+    let mut timeouts = Vec::new();
+    let mut qct = Vec::new();
+    let mut best: BTreeMap<String, f64> = BTreeMap::new();
+    for s in jobs.schemes("incast") {
+        let mut max_ok = 0.0;
+        let mut broken = false;
+        let (mut tp, mut qp) = (Vec::new(), Vec::new());
+        for v in &vars {
+            let Some(n) = fanout(v) else { continue };
+            let p: Point = ("incast".into(), s.clone(), v.clone());
+            let t: Vec<f64> = jobs.num(&p, "incast_timeouts").into_values().collect();
+            if t.is_empty() {
+                continue;
+            }
+            let total: f64 = t.iter().sum();
+            tp.push((n, total, total, total));
+            if total > 0.0 {
+                broken = true;
+            } else if !broken {
+                max_ok = n;
+            }
+            let q: Vec<f64> = jobs.num(&p, "incast_qct_mean_us").into_values().collect();
+            if let Some(m) = boot::mean(&q) {
+                let lo = q.iter().copied().fold(f64::MAX, f64::min);
+                let hi = q.iter().copied().fold(0.0, f64::max);
+                qp.push((n, m / 1e3, lo / 1e3, hi / 1e3));
+            }
+        }
+        let _ = write!(line, " {s}={max_ok}");
+        let _ = writeln!(rep.tables, "| max_fanout_no_timeout {s} | {max_ok} | | |");
+        best.insert(s.clone(), max_ok);
+        timeouts.push(Series {
+            name: s.clone(),
+            points: tp,
+        });
+        qct.push(Series {
+            name: s,
+            points: qp,
+        });
+    }
+    if let (Some(e), Some(c)) = (best.get("ecnsharp"), best.get("codel")) {
+        if *c > 0.0 {
+            let claim = paper::lookup("incast max_fanout_no_timeout ecnsharp/codel");
+            let _ = writeln!(
+                rep.tables,
+                "| max_fanout_no_timeout ecnsharp/codel | {:.2} | | {} |",
+                e / c,
+                claim.map_or(String::new(), |c| format!("{:.2} ({})", c.value, c.source))
+            );
+            let _ = write!(line, " ecnsharp/codel={:.2}", e / c);
+        }
+    }
+    rep.lines.push(line);
+    figures::lines(
+        &dir.join("incast-timeouts.svg"),
+        "incast: TCP timeouts during the queries (sum over seeds)",
+        "fanout N",
+        "timeouts",
+        &timeouts,
+    )?;
+    figures::lines(
+        &dir.join("incast-qct.svg"),
+        "incast: mean query completion time (mean, min-max over seeds)",
+        "fanout N",
+        "QCT (ms)",
+        &qct,
+    )
+}
+
+fn sched_section(jobs: &Jobs, rep: &mut Report) {
+    let schemes = jobs.schemes("sched");
+    if schemes.is_empty() {
+        return;
+    }
+    let mut line = "sched: dwrr 2:1:1 Gbit/s".to_string();
+    rep.table_head(
+        "sched: three DWRR bands, quanta 2:1:1, one long flow each (Gbit/s, mean over seeds)",
+    );
+    for s in schemes {
+        let p: Point = ("sched".into(), s.clone(), String::new());
+        let b: Vec<f64> = (0..3)
+            .map(|k| {
+                boot::mean(
+                    &jobs
+                        .num(&p, &format!("band{k}_mbps"))
+                        .into_values()
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or(0.0)
+                    / 1e3
+            })
+            .collect();
+        let _ = write!(line, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
+        let claim = paper::lookup("sched band shares ecnsharp");
+        let _ = writeln!(
+            rep.tables,
+            "| band Gbit/s {s} | {:.2} / {:.2} / {:.2} | | {} |",
+            b[0],
+            b[1],
+            b[2],
+            claim.map_or(String::new(), |c| c.source.to_string())
+        );
+    }
+    rep.lines.push(line);
+}

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# One point of the virtual-time testbed, run inside User-Mode Linux by run-in-uml (one boot per
+# point, so points are independent and each is deterministic for its seed):
+#   job.sh SCENARIO=flows SCHEME=S WORKLOAD=websearch|datamining LOAD=L [SHORT_FLOWS=N]
+#   job.sh SCENARIO=long SCHEME=S SPREAD=2|3|5
+#   job.sh SCENARIO=incast SCHEME=S FANOUT=N
+#   job.sh SCENARIO=sched SCHEME=ecnsharp|tcn_tail (three DWRR bands; SCHEME picks the marking)
+# SPREAD (default 3) is the RTT spread; the seed is the boot's (--seed). Writes into
+# $ECNSHARP_OUT: result.tsv ("metric value" lines), flows.jsonl, bulk.jsonl or queries.jsonl,
+# queue.txt (samples), bands.txt (sched), qdisc.txt/qdisc.json, tcp.txt (TcpExt counters).
+for a in "$@"; do
+	case $a in
+	*=*) export "$a" ;;
+	*) echo "job.sh: unexpected argument $a"; exit 2 ;;
+	esac
+done
+. "$ECNSHARP_REPO/tests/uml/testbed/lib.sh"
+SPREAD=${SPREAD:-3}
+: "${SCENARIO:?}" "${SCHEME:?}"
+SEED=$ECNSHARP_SEED
+: >"$ECNSHARP_OUT/result.tsv"
+
+topology "$SPREAD" || fail "topology"
+dctcp_in_force || fail "DCTCP with ECN (and no ECN fallback) is not in force at every end host"
+result rtt_classes "$(echo $CLASSES)"
+
+# Parameters: the paper's 3x values, or the lambda-1 rule on this spread's distribution.
+if [ "$SPREAD" = 3 ]; then
+	install "$SCHEME" || fail "install $SCHEME"
+else
+	set -- $(echo $CLASSES | tr ' ' '\n' | awk -F: '{ r[NR] = $1; w[NR] = $2; s += $1 * $2; t += $2 }
+		END { c = 0; for (i = 1; i <= NR; i++) { c += w[i]; if (c / t >= 0.9) { p = r[i]; break } }
+		printf "%d %d\n", p + 0.5, s / t + 0.5 }')
+	result rule_p90_us "$1"
+	result rule_mean_us "$2"
+	install "$SCHEME" "$1" "$2" "$1" "$(($1 * 1250))" || fail "install $SCHEME"
+fi
+tc -n sw qdisc show dev out >"$ECNSHARP_OUT/qdisc.txt"
+servers
+targets /tmp/targets
+tcp_counters >/tmp/tcp0
+
+# finish: the counters every scenario reports.
+finish() {
+	tcp_counters >/tmp/tcp1
+	awk 'NR == FNR { a[$1] = $2; next } { print $1, $2 - a[$1] }' /tmp/tcp0 /tmp/tcp1 |
+		sort >"$ECNSHARP_OUT/tcp.txt"
+	for k in TCPTimeouts TCPSynRetrans TCPLossProbes TCPRetransFail; do
+		result "$k" "$(awk -v k=$k '$1 == k { print $2 }' "$ECNSHARP_OUT/tcp.txt")"
+	done
+	result retransmits "$(for ns in $(senders); do ip netns exec $ns cat /proc/net/snmp; done |
+		awk '/^Tcp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1; next }
+			s += $c; h = 0 } END { print s }')"
+	leaf >"$ECNSHARP_OUT/qdisc.json"
+	jq -r '"drops \(.drops)\npackets \(.packets)\nbytes \(.bytes)\nmarks \(.marks // .ecn_mark // .ce_mark // "-")"' \
+		"$ECNSHARP_OUT/qdisc.json" | while read -r k v; do result "$k" "$v"; done
+	result virtual_s "$(cut -d' ' -f1 /proc/uptime)"
+}
+
+# queue_summary FILE FROM: mean, p50, p99 of the sampled backlog as delay at RATE (us), after
+# FROM seconds, and the sample count.
+queue_summary() {
+	awk -v from="$2" -v r="$RATE_BPS" '$1 >= from { print $2 * 8e6 / r }' "$1" | sort -n |
+		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%.2f %.2f %.2f %d\n", s / NR,
+			v[int(NR * 0.5 + 0.999)], v[int(NR * 0.99 + 0.999)], NR; else print "- - - 0" }'
+}
+
+case $SCENARIO in
+flows)
+	: "${WORKLOAD:?}" "${LOAD:?}"
+	cdf=$ECNSHARP_REPO/ns3/workloads/$([ "$WORKLOAD" = websearch ] && echo web-search || echo data-mining).cdf
+	[ -f "$cdf" ] || fail "no CDF $cdf"
+	sampler_start /tmp/queue "$FLOWS_SAMPLE_US"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	ip netns exec rcv ecnsharp-flowgen flows --targets /tmp/targets --cdf "$cdf" --load "$LOAD" \
+		--rate-mbit $((RATE_BPS / 1000000)) --short-flows "${SHORT_FLOWS:-$SHORT_FLOWS_PER_SEED}" \
+		--drain-seconds "$FLOW_DRAIN_S" --large-bytes "$LARGE_BYTES" --seed "$SEED" \
+		--lowat 1048576 >"$ECNSHARP_OUT/flows.jsonl" 2>/tmp/flows.err ||
+		{ cat /tmp/flows.err; fail "flowgen flows"; }
+	sampler_stop
+	result flows_virtual_s "$(awk -v t="$t0" '{ print $1 - t }' /proc/uptime)"
+	grep '"summary"' "$ECNSHARP_OUT/flows.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
+		"\(.key) \(.value)"' | while read -r k v; do result "flows_$k" "$v"; done
+	set -- $(queue_summary /tmp/queue 0)
+	result qdelay_mean_us "$1"
+	result qdelay_p50_us "$2"
+	result qdelay_p99_us "$3"
+	result queue_samples "$4"
+	;;
+long)
+	# One long flow per RTT class, from sender c for class c.
+	srv=
+	c=1
+	for cw in $CLASSES; do
+		srv="$srv,10.$c.$c.1:7000"
+		c=$((c + 1))
+	done
+	sampler_start /tmp/queue "$SAMPLE_US"
+	ip netns exec rcv ecnsharp-flowgen bulk --servers "${srv#,}" --seconds "$LONG_SECS" \
+		--omit "$LONG_OMIT" --lowat 1048576 >/tmp/bulk.out 2>&1 || { cat /tmp/bulk.out; fail "bulk"; }
+	sampler_stop
+	cp /tmp/bulk.out "$ECNSHARP_OUT/bulk.jsonl"
+	c=1
+	for g in $(jq -r 'select(.to) | .goodput_mbps' /tmp/bulk.out); do
+		result "goodput_class${c}_mbps" "$g"
+		c=$((c + 1))
+	done
+	result goodput_mbps "$(jq -r 'select(.summary) | .goodput_mbps' /tmp/bulk.out)"
+	# The queue over the measured window only (the flows' slow start is omitted).
+	set -- $(queue_summary /tmp/queue "$LONG_OMIT")
+	result qdelay_mean_us "$1"
+	result qdelay_p50_us "$2"
+	result qdelay_p99_us "$3"
+	result queue_samples "$4"
+	awk -v r="$RATE_BPS" '{ printf "%s %.2f\n", $1, $2 * 8e6 / r }' /tmp/queue >"$ECNSHARP_OUT/queue.txt"
+	;;
+incast)
+	: "${FANOUT:?}"
+	# Two background long flows (the shortest and the longest RTT class), past slow start, then
+	# the queries; the counters are read around the queries only.
+	dur=$(awk -v q="$INCAST_QUERIES" -v w="$INCAST_WARMUP_S" 'BEGIN { print w + q * 0.05 + 2 }')
+	ip netns exec rcv ecnsharp-flowgen bulk --servers "10.1.1.1:7000,10.$SENDERS.$NCLASS.1:7000" \
+		--seconds "$dur" --lowat 1048576 >/tmp/bulk.out 2>&1 &
+	bg=$!
+	sleep "$INCAST_WARMUP_S"
+	d0=$(leaf | jq -r .drops)
+	tcp_counters >/tmp/tcp_i0
+	ip netns exec rcv ecnsharp-flowgen incast --targets /tmp/targets --fanout "$FANOUT" \
+		--queries "$INCAST_QUERIES" --gap-ms 50 --min "$INCAST_MIN_BYTES" --max "$INCAST_MAX_BYTES" \
+		--seed "$SEED" --lowat 1048576 --timeout-s 10 >"$ECNSHARP_OUT/queries.jsonl" 2>/tmp/incast.err ||
+		{ cat /tmp/incast.err; echo "incast: some responses failed"; }
+	tcp_counters >/tmp/tcp_i1
+	d1=$(leaf | jq -r .drops)
+	result incast_drops $((d1 - d0))
+	result incast_timeouts "$(awk 'NR == FNR { a[$1] = $2; next } $1 == "TCPTimeouts" { print $2 - a[$1] }' /tmp/tcp_i0 /tmp/tcp_i1)"
+	grep '"summary"' "$ECNSHARP_OUT/queries.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
+		"\(.key) \(.value)"' | while read -r k v; do result "incast_$k" "$v"; done
+	wait $bg
+	;;
+sched)
+	# Three DWRR bands 2:1:1 by DSCP, one long flow each (from h1, h2, h3 with DSCP 0, 1, 2),
+	# starting SCHED_STAGGER_S apart and ending together; per-band bytes sampled every 10 ms.
+	tc -n sw qdisc del dev out root
+	m="mode ecnsharp ins_target ${ECNSHARP_INS_US}us pst_target ${ECNSHARP_PST_US}us pst_interval ${ECNSHARP_INTERVAL_US}us"
+	[ "$SCHEME" = tcn_tail ] && m="mode tcn ins_target ${TCN_TAIL_US}us"
+	[ "$SCHEME" = ecnsharp ] || [ "$SCHEME" = tcn_tail ] || fail "sched runs ecnsharp or tcn_tail"
+	tc -n sw qdisc add dev out root handle 10: ecnsharp rate "$RATE" burst "$BOTTLENECK_BURST" \
+		limit "$LIMIT_PKTS" bands 3 sched dwrr quanta 3028,1514,1514 classify dscp $m ||
+		fail "install sched"
+	tc -n sw qdisc show dev out >"$ECNSHARP_OUT/qdisc.txt"
+	for b in 0 1 2; do
+		ip netns exec h$((b + 1)) ecnsharp-flowgen serve --bind 0.0.0.0:710$b --tos $((b * 4)) &
+	done
+	sleep 0.05
+	for b in 0 1 2; do
+		ip netns exec rcv ecnsharp-flowgen bulk --servers "10.$((b + 1)).1.1:710$b" \
+			--seconds "$(awk -v t="$SCHED_SECS" -v s="$SCHED_STAGGER_S" -v b=$b 'BEGIN { print t - b * s }')" \
+			--lowat 1048576 >/tmp/sched$b.out 2>&1 &
+		pids="${pids:-} $!"
+		[ $b = 2 ] || sleep "$SCHED_STAGGER_S"
+	done
+	t0=$(awk '{ print $1 }' /proc/uptime)
+	# From the third flow's start: every 10 ms the bands' bytes, until the flows end.
+	: >"$ECNSHARP_OUT/bands.txt"
+	n=0
+	while [ $n -lt $(awk -v t="$SCHED_SECS" -v s="$SCHED_STAGGER_S" 'BEGIN { print int((t - 2 * s) * 100) - 2 }') ]; do
+		echo "$(date +%s%N) $(leaf | jq -r '[.bands[].bytes] | map(tostring) | join(" ")')" >>"$ECNSHARP_OUT/bands.txt"
+		sleep 0.01
+		n=$((n + 1))
+	done
+	for p in $pids; do wait "$p"; done
+	# Shares once all three run, after a settling SCHED_STAGGER_S: bytes per band over the window.
+	awk -v s="$SCHED_STAGGER_S" 'NR == 1 { t0 = $1 } ($1 - t0) / 1e9 >= s && !a { a = 1; ta = $1;
+		b0 = $2; b1 = $3; b2 = $4 } { tz = $1; z0 = $2; z1 = $3; z2 = $4 }
+		END { d = (tz - ta) / 1e9; printf "band0_mbps %.1f\nband1_mbps %.1f\nband2_mbps %.1f\n",
+			(z0 - b0) * 8 / d / 1e6, (z1 - b1) * 8 / d / 1e6, (z2 - b2) * 8 / d / 1e6 }' \
+		"$ECNSHARP_OUT/bands.txt" | while read -r k v; do result "$k" "$v"; done
+	cat /tmp/sched0.out /tmp/sched1.out /tmp/sched2.out >"$ECNSHARP_OUT/bulk.jsonl"
+	;;
+*) fail "unknown scenario $SCENARIO" ;;
+esac
+finish
+echo "job done: $SCENARIO $SCHEME seed $SEED"
