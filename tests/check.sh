@@ -88,7 +88,7 @@ count "$out/bench.log"
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
 count "$out/vm.log"
 
-# The Debian packages end to end (about 3 minutes): make deb, lintian, DKMS building from the
+# The Debian packages end to end (about 2 minutes): make deb, lintian, DKMS building from the
 # package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
 tests/deb/check.sh 2>&1 | tee "$out/deb.log" | grep -E '^(ok|not ok|#)'
 count "$out/deb.log"

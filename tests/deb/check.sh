@@ -5,7 +5,7 @@
 # ecnsharp-dkms's own sources against the bench kernel (and skipping a kernel without
 # CONFIG_RUST), then the VM guest installing all three packages with dpkg, running their
 # maintainer scripts (dkms add/remove), adding an ecnsharp qdisc through the installed tc
-# plugin and ecnsharp-tc, and removing them (tests/deb/guest.sh). About 3 minutes once cargo's
+# plugin and ecnsharp-tc, and removing them (tests/deb/guest.sh). About 2 minutes once cargo's
 # and the kernel's caches are warm.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
