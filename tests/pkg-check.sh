@@ -165,6 +165,18 @@ bindgen_checked() {
 	out=$(mk KDIR="$tmp/k-185" BINDGEN=old-bindgen) && return 1
 	grep -qF "is bindgen '0.60.1', older than the kernel's minimum 0.65.1" <<<"$out" || { echo "$out"; return 1; }
 }
+compiler_checked() {
+	# A PATH with everything make module needs but clang: the kernel's compiler is named.
+	local nc=$tmp/noclang t out
+	mkdir -p "$nc"
+	for t in sh bash sed head awk sort date mktemp rm cat basename dirname cut id env tr grep \
+		bindgen ld.lld; do
+		ln -sf "$(command -v "$t")" "$nc/$t"
+	done
+	out=$(PATH="$fakebin:$nc" "$(command -v bash)" pkg/module-toolchain.sh "$tmp/k-185" 2>&1) && { echo "$out"; return 1; }
+	grep -qF "was built with clang" <<<"$out" && grep -qF 'but clang is not installed (Debian: apt install clang lld llvm)' <<<"$out" ||
+		{ echo "$out"; return 1; }
+}
 build_conf_for_dkms() {
 	# Root under DKMS sees no user environment: /etc/ecnsharp/build.conf can name the rustc.
 	local out
@@ -190,6 +202,7 @@ check "make module picks the installed toolchain that built the kernel, and kbui
 check "RUSTUP_TOOLCHAIN from the environment or the command line reaches kbuild; another is refused" given_toolchain_reaches_kbuild
 check "RUSTC from the environment or the command line reaches kbuild; another is refused" given_rustc_reaches_kbuild
 check "make module checks bindgen: missing, or older than the kernel's minimum" bindgen_checked
+check "make module checks the kernel's compiler: clang and lld for a clang-built kernel" compiler_checked
 check "/etc/ecnsharp/build.conf (ECNSHARP_BUILD_CONF) names a toolchain for DKMS" build_conf_for_dkms
 check "make with no Rust kernel tree builds the tools and says how to build the module" make_without_kernel_builds_tools
 
