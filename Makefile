@@ -1,8 +1,14 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # ecnsharp: top-level entry points (see README.md).
 #
-#   make                 build sch_ecnsharp.ko against KDIR (default: the running kernel's build
-#                        tree) and the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions)
-#   make tools           only the tools (for a machine without a Rust-enabled kernel)
+#   make                 the tools (ecnsharp-tc, tc's q_ecnsharp.so, shell completions) and, if KDIR
+#                        (default: the running kernel's build tree) is a kernel built with
+#                        CONFIG_RUST=y, sch_ecnsharp.ko; otherwise it says how to build the module
+#   make tools           only the tools (no kernel needed)
+#   make module          only sch_ecnsharp.ko, for KDIR=/path/to/kernel/build, with the rustc that
+#                        built that kernel (pkg/module-toolchain.sh picks it, or says what to install;
+#                        RUSTC=... or RUSTUP_TOOLCHAIN=... choose, from the environment or here)
+#   make help            this text
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make experiments     the ECN# paper's testbed on the real Linux stack in virtual time (User-Mode
 #                        Linux, 10 Gbit/s, microsecond RTTs; about an hour on 2 cores):
@@ -16,20 +22,32 @@
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
+#   make deb             Debian packages ecnsharp-tools, ecnsharp-dev and ecnsharp-dkms into
+#                        target/deb/ (dpkg-buildpackage over debian/; docs/packaging.md)
 #   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
 #   make clean           remove in-tree build products
 #   sudo make install    copy what `make` built (no build as root); INSTALL_MODULE=0 leaves the
 #                        module out (tools only, or a module from DKMS)
-#   sudo make uninstall  remove exactly what make install copied (its manifest lists it)
+#   sudo make uninstall  remove exactly what make install copied (its manifest lists it; the
+#                        same PREFIX as the install, or it names the PREFIX to give)
 #   sudo make dkms-add   copy the module sources to /usr/src/ecnsharp-VERSION and `dkms add` them
 #   sudo make dkms-remove  `dkms remove` every build of this version, and its sources
 #   make ns3             the ns-3 queue disc: agreement with the kernel harness, one leaf-spine point
 #   make ns3-full        the paper's 5.3-5.4 simulation sweep into docs/results/ns3/ (hours)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-LLVM ?= 1
-RUST_TOOLCHAIN := $(shell sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
-export RUSTUP_TOOLCHAIN := $(RUST_TOOLCHAIN)
+# The tools' toolchain (rust-toolchain.toml; absent from DKMS's copy of the sources). The
+# module's is the kernel's own, picked per KDIR by pkg/module-toolchain.sh, which honours RUSTC,
+# RUSTUP_TOOLCHAIN and BINDGEN when they come from the environment or the command line.
+RUST_TOOLCHAIN := $(shell sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml 2>/dev/null)
+given = $(if $(filter environment% command% override,$(origin $(1))),$($(1)))
+TOOLCHAIN_FOR = RUSTC='$(call given,RUSTC)' RUSTUP_TOOLCHAIN='$(call given,RUSTUP_TOOLCHAIN)' \
+	BINDGEN='$(call given,BINDGEN)' LLVM='$(call given,LLVM)' pkg/module-toolchain.sh
+# KBUILD DIR ARGS...: kbuild for the external module in DIR, with the kernel's own toolchain.
+KBUILD = tc=$$($(TOOLCHAIN_FOR) "$(KDIR)") || exit 1; eval "$$tc"; \
+	env $${ECNSHARP_RUSTUP_TOOLCHAIN:+RUSTUP_TOOLCHAIN="$$ECNSHARP_RUSTUP_TOOLCHAIN"} \
+	$(MAKE) -C "$(KDIR)" M="$(1)" LLVM="$$ECNSHARP_LLVM" \
+	RUSTC="$$ECNSHARP_RUSTC" BINDGEN="$$ECNSHARP_BINDGEN"
 # Where run-in-vm wants the module and tools for one bench kernel (set by tests/vm/run-in-vm).
 BENCH_OUT ?=
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
@@ -40,6 +58,10 @@ DESTDIR ?=
 PREFIX ?= /usr/local
 TC_LIB_DIR ?= $(shell pkg/tc-lib-dir.sh)
 MANDIR ?= $(PREFIX)/share/man
+# The uapi header where linux-libc-dev keeps the kernel's (<linux/pkt_sched_ecnsharp.h>), and the
+# documents the man pages point to.
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR ?= $(PREFIX)/share/doc/ecnsharp-tools
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 # tc's own completion (iproute2's) is taught the ecnsharp options by a file bash-completion
 # sources at start-up.
@@ -51,38 +73,41 @@ KVER ?= $(shell modinfo -F vermagic $(MODULE) 2>/dev/null | cut -d' ' -f1)
 MODULE_DIR ?= /lib/modules/$(KVER)/updates
 INSTALL_MODULE ?= 1
 MANIFEST := $(PREFIX)/share/ecnsharp/manifest
-TOOLS_DIR ?= target/release
+TOOLS_DIR ?= $(or $(CARGO_TARGET_DIR),target)/release
 # The userspace tools: ecnsharp-tc and tc's plugin (target/release/libq_ecnsharp.so).
 CARGO ?= cargo
-TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
+TOOLS_ENV := $(if $(RUST_TOOLCHAIN),RUSTUP_TOOLCHAIN=$(RUST_TOOLCHAIN))
+TOOLS_BUILD := $(TOOLS_ENV) $(CARGO) build --release --locked -p ecnsharp-tc -p q_ecnsharp
 # The bench's own tools, shipped into the guest only: hostile inputs (tests/nlfuzz) and the
 # experiments' flow generator (tests/flowgen).
-BENCH_TOOLS_BUILD := $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecnsharp-flowgen
+BENCH_TOOLS_BUILD := $(TOOLS_ENV) $(CARGO) build --release --locked -p ecnsharp-nlfuzz -p ecnsharp-flowgen
 
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all module tools completions check soak demo bench bench-ablation experiments experiments-full \
-	experiments-qemu deps kernel kernel-debug kernel-uml \
+.PHONY: all help module tools completions deb check soak demo bench bench-ablation experiments \
+	experiments-full experiments-qemu deps kernel kernel-debug kernel-uml \
 	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
-all: module tools
+# The tools always; the module when KDIR is a Rust-enabled kernel's tree, else a note saying how.
+all: tools
+	@if [ -f "$(KDIR)/.config" ] && grep -q '^CONFIG_RUST=y' "$(KDIR)/.config"; then \
+		$(MAKE) --no-print-directory module; \
+	else \
+		echo "note: built the tools only: $(KDIR) is $$([ -f "$(KDIR)/.config" ] && echo "a kernel" \
+			"built without CONFIG_RUST" || echo "no kernel build tree"). The module needs a kernel" \
+			"built with CONFIG_RUST=y: make module KDIR=/path/to/its/build (README, 'On a real host');" \
+			"or let DKMS build it (make dkms-add, or the ecnsharp-dkms package)."; \
+	fi
+
+help:
+	@sed -n '/^# ecnsharp: /,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 # A Rust module must be built by the very rustc that built the kernel (its rust/ metadata is
-# rustc's own format): refused clearly otherwise, before the kernel's build says it obscurely.
-RUSTC ?= rustc
+# rustc's own format): pkg/module-toolchain.sh finds it or stops with the command to install it,
+# before the kernel's build fails obscurely.
 module:
-	@test -f "$(KDIR)/.config" || { echo "error: no kernel build tree at KDIR=$(KDIR)." \
-		"ecnsharp needs a kernel built with CONFIG_RUST=y; 'make kernel' builds one (see README)"; exit 1; }
-	@grep -q '^CONFIG_RUST=y' "$(KDIR)/.config" || { echo "error: $(KDIR) was built without" \
-		"CONFIG_RUST=y, so it cannot load Rust modules (Debian's stock kernel is such a kernel);" \
-		"'make kernel' builds one (see README)"; exit 1; }
-	@want=$$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"/\1/p' "$(KDIR)/include/config/auto.conf" 2>/dev/null); \
-	have=$$($(RUSTC) --version 2>/dev/null); \
-	test -z "$$want" || test "$$want" = "$$have" || { echo "error: $(KDIR) was built with" \
-		"'$$want' but '$(RUSTC) --version' says '$${have:-nothing}': a Rust module must be built" \
-		"by the kernel's own rustc (set RUSTUP_TOOLCHAIN=... or RUSTC=/path/to/rustc)"; exit 1; }
-	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" LLVM=$(LLVM) modules
+	+@$(call KBUILD,$(CURDIR)) modules
 
 # The tools, and the shell completions ecnsharp-tc writes for itself (clap_complete).
 tools:
@@ -102,7 +127,7 @@ bench-artifacts:
 	@test -n "$(BENCH_OUT)" || { echo "error: BENCH_OUT is not set"; exit 1; }
 	@mkdir -p "$(BENCH_OUT)/module-src"
 	@cp -a --parents $(MODULE_SOURCES) "$(BENCH_OUT)/module-src/"
-	@$(MAKE) -s -C "$(KDIR)" M="$(BENCH_OUT)/module-src" LLVM=$(LLVM) modules \
+	+@{ $(call KBUILD,$(BENCH_OUT)/module-src) -s modules; } \
 		> "$(BENCH_OUT)/module-build.log" 2>&1 || { cat "$(BENCH_OUT)/module-build.log"; exit 1; }
 	@if grep -E 'warning[:\[]' "$(BENCH_OUT)/module-build.log"; then \
 		echo "error: the module build has warnings (see above)"; exit 1; fi
@@ -111,10 +136,10 @@ bench-artifacts:
 	@if grep -E '^warning' "$(BENCH_OUT)/tools-build.log"; then \
 		echo "error: the tools build has warnings (see above)"; exit 1; fi
 	@mkdir -p "$(BENCH_OUT)/tools"
-	@cp target/release/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
-	@cp target/release/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
-	@cp target/release/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
-	@cp target/release/ecnsharp-flowgen "$(BENCH_OUT)/tools/ecnsharp-flowgen"
+	@cp $(TOOLS_DIR)/ecnsharp-tc "$(BENCH_OUT)/tools/ecnsharp-tc"
+	@cp $(TOOLS_DIR)/libq_ecnsharp.so "$(BENCH_OUT)/tools/q_ecnsharp.so"
+	@cp $(TOOLS_DIR)/ecnsharp-nlfuzz "$(BENCH_OUT)/tools/ecnsharp-nlfuzz"
+	@cp $(TOOLS_DIR)/ecnsharp-flowgen "$(BENCH_OUT)/tools/ecnsharp-flowgen"
 	@# What make install would install, staged (DESTDIR) for the guest's install suite.
 	@$(MAKE) -s completions >/dev/null
 	@rm -rf "$(BENCH_OUT)/stage"
@@ -128,7 +153,7 @@ module-clippy:
 	@test -n "$(BENCH_OUT)" || { echo "error: BENCH_OUT is not set"; exit 1; }
 	@rm -rf "$(BENCH_OUT)/clippy-src" && mkdir -p "$(BENCH_OUT)/clippy-src"
 	@cp -a --parents $(MODULE_SOURCES) "$(BENCH_OUT)/clippy-src/"
-	@$(MAKE) -s -C "$(KDIR)" M="$(BENCH_OUT)/clippy-src" LLVM=$(LLVM) CLIPPY=1 modules \
+	+@{ $(call KBUILD,$(BENCH_OUT)/clippy-src) -s CLIPPY=1 modules; } \
 		> "$(BENCH_OUT)/clippy.log" 2>&1 || { cat "$(BENCH_OUT)/clippy.log"; exit 1; }
 	@if grep -E -A8 'warning[:\[]' "$(BENCH_OUT)/clippy.log"; then \
 		echo "error: clippy (CLIPPY=1) warns about the module (see above)"; exit 1; fi
@@ -150,6 +175,11 @@ INSTALL_FILES = \
 	0644:completions/tc-ecnsharp.bash:$(BASH_COMPLETION_COMPAT_DIR)/tc-ecnsharp \
 	0644:$(TOOLS_DIR)/completions/_ecnsharp-tc:$(ZSH_COMPLETION_DIR)/_ecnsharp-tc \
 	0644:$(TOOLS_DIR)/completions/ecnsharp-tc.fish:$(FISH_COMPLETION_DIR)/ecnsharp-tc.fish \
+	0644:include/uapi/linux/pkt_sched_ecnsharp.h:$(INCLUDEDIR)/linux/pkt_sched_ecnsharp.h \
+	0644:docs/configuration.md:$(DOCDIR)/configuration.md \
+	0644:docs/tuning.md:$(DOCDIR)/tuning.md \
+	0644:docs/tc.md:$(DOCDIR)/tc.md \
+	0644:LICENSE:$(DOCDIR)/LICENSE \
 	0755:pkg/install.sh:$(PREFIX)/share/ecnsharp/install.sh \
 	$(if $(filter 1,$(INSTALL_MODULE)),0644:$(MODULE):$(MODULE_DIR)/sch_ecnsharp.ko)
 
@@ -165,16 +195,35 @@ uninstall:
 # DKMS builds the module again for every new kernel (dkms.conf); it needs the module's sources
 # only, under /usr/src/PACKAGE-VERSION.
 DKMS_SRC = $(DESTDIR)/usr/src/ecnsharp-$(VERSION)
+# What `make module` needs, and the licence; not rust-toolchain.toml, which pins the tools'
+# toolchain, not the module's (that is the kernel's, picked by pkg/module-toolchain.sh).
+DKMS_FILES = Makefile dkms.conf Cargo.toml LICENSE COPYING pkg/module-toolchain.sh $(MODULE_SOURCES)
 dkms-add:
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"' dkms.conf || { echo "error: dkms.conf is not" \
 		"for version $(VERSION)"; exit 1; }
 	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
-	cp -a --parents Makefile dkms.conf rust-toolchain.toml Cargo.toml $(MODULE_SOURCES) "$(DKMS_SRC)/"
+	cp -a --parents $(DKMS_FILES) "$(DKMS_SRC)/"
 	@if [ -z "$(DESTDIR)" ]; then dkms add -m ecnsharp -v $(VERSION); fi
 
 dkms-remove:
 	-dkms remove -m ecnsharp -v $(VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# Debian packages (debian/, docs/packaging.md), built in a copy of the tree's files under DEB_OUT
+# (dpkg-buildpackage writes next to the tree it builds); cargo's output is kept between builds.
+DEB_OUT ?= target/deb
+DEB_SRC = $(DEB_OUT)/ecnsharp-$(VERSION)
+deb:
+	@for t in dpkg-buildpackage dh dh_dkms; do command -v $$t >/dev/null || { echo "error: $$t" \
+		"is missing: apt install dpkg-dev debhelper dh-dkms (or make deps)"; exit 1; }; done
+	@rm -rf "$(DEB_SRC)" && mkdir -p "$(DEB_SRC)"
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+			tar --null -T - -cf - | tar -C "$(DEB_SRC)" -xf -; \
+	else tar --exclude=./target --exclude=./.git -cf - . | tar -C "$(DEB_SRC)" -xf -; fi
+	cd "$(DEB_SRC)" && CARGO_TARGET_DIR="$(abspath $(DEB_OUT))/cargo-target" dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_OUT)/*.deb
 
 demo:
 	@tests/demo.sh

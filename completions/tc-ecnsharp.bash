@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bash completion: teach iproute2's completion of tc(8) the ecnsharp qdisc and its options.
 # Installed by `make install` in /etc/bash_completion.d, which bash-completion reads at start:
 # at the first completion of tc, iproute2's own script is loaded and extended. The words are

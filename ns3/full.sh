@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make ns3-full: the ECN# paper's simulations (5.3 leaf-spine FCT sweep, 5.4 incast) with
 # ns3::EcnSharpQueueDisc, each scheme a mode of the one engine. Appends one key=value line per
 # run to docs/results/ns3/runs.txt (runs already there are skipped, so an interrupted sweep

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Tables and plots of the ns-3 runs (docs/results/ns3/runs.txt, one key=value line per run).
 
 Writes docs/results/ns3/tables.md and, with gnuplot, one SVG per figure. Leaf-spine FCTs are

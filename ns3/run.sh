@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make ns3: build the ns-3 side (ns3/Makefile), check that ns3::EcnSharpQueueDisc and the kernel
 # harness agree packet for packet, then run one small leaf-spine point with ECN# and with
 # DCTCP-RED-Tail and print the ratios on one line that scripts read:

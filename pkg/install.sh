@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # install.sh: what `make install` and `make uninstall` do, in plain sh so that it runs as root
 # without cargo or make (and in the bench's busybox guest).
 #
@@ -11,7 +12,10 @@
 #       depmod.
 #   install.sh uninstall MANIFEST
 #       Remove exactly what MANIFEST lists: the files, then the directories the install created
-#       if they are empty, then MANIFEST; run depmod again if a module was removed.
+#       if they are empty, then MANIFEST; run depmod again if a module was removed. Without
+#       MANIFEST, look for the manifest of another prefix (those installs recorded in
+#       /var/lib/ecnsharp/manifests, then /usr/local, /usr, /opt/ecnsharp, ~/.local): if there
+#       is one, name the PREFIX to uninstall with and fail; if there is none, nothing to do.
 #
 # MANIFEST lines: `file MODE PATH`, `dir PATH`, `depmod KVER` (paths without DESTDIR, no spaces).
 set -eu
@@ -31,6 +35,40 @@ mkdirs() {
 	mkdirs "$(dirname "$1")"
 	mkdir "$DESTDIR$1"
 	echo "dir $1" >>"$new"
+}
+
+# register MANIFEST: add it to the registry of installs, if the registry can be written; the
+# directories made for it are listed in $REGISTRY_DIR/created, innermost first, to go with it.
+register() {
+	if [ ! -d "$REGISTRY_DIR" ]; then
+		made=
+		d=$REGISTRY_DIR
+		while [ ! -d "$d" ]; do
+			made="$made$d
+"
+			d=$(dirname "$d")
+		done
+		mkdir -p "$REGISTRY_DIR" 2>/dev/null || return 0
+		printf '%s' "$made" >"$REGISTRY_DIR/created"
+	fi
+	grep -qx "$1" "$REGISTRY" 2>/dev/null || echo "$1" >>"$REGISTRY" 2>/dev/null || true
+}
+
+# unregister MANIFEST: drop it from the registry; the last one takes the registry with it.
+unregister() {
+	[ -f "$REGISTRY" ] || return 0
+	grep -vx "$1" "$REGISTRY" >"$REGISTRY.new" || true
+	if [ -s "$REGISTRY.new" ]; then
+		mv -f "$REGISTRY.new" "$REGISTRY"
+		return 0
+	fi
+	rm -f "$REGISTRY.new" "$REGISTRY"
+	made=$(cat "$REGISTRY_DIR/created" 2>/dev/null || true)
+	rm -f "$REGISTRY_DIR/created"
+	rmdir "$REGISTRY_DIR" 2>/dev/null || true
+	for d in $made; do
+		rmdir "$d" 2>/dev/null || true
+	done
 }
 
 do_install() {
@@ -70,15 +108,42 @@ do_install() {
 	fi
 	awk '!seen[$0]++' "$new" >"$DESTDIR$manifest"
 	echo "install $DESTDIR$manifest"
+	# A real install (no DESTDIR) is recorded, so that uninstall finds it whatever its prefix.
+	[ -n "$DESTDIR" ] || register "$manifest"
 	if [ -z "$DESTDIR" ] && [ -n "$kver" ]; then
 		depmod -a "$kver"
 	fi
 }
 
+# prefix_of MANIFEST: the PREFIX whose install wrote it.
+prefix_of() { echo "${1%/share/ecnsharp/manifest}"; }
+
+# other_manifests: manifests of installs at other prefixes, one per line.
+other_manifests() {
+	{
+		[ -n "$DESTDIR" ] || cat "$REGISTRY" 2>/dev/null || true
+		for p in /usr/local /usr /opt/ecnsharp ${HOME:+"$HOME/.local"}; do
+			echo "$p/share/ecnsharp/manifest"
+		done
+	} | awk '!seen[$0]++' | while read -r m; do
+		[ -n "$m" ] && [ "$m" != "$1" ] && [ -f "$DESTDIR$m" ] && echo "$m"
+	done
+	return 0
+}
+
 do_uninstall() {
 	manifest=$1
 	if [ ! -f "$DESTDIR$manifest" ]; then
-		echo "install.sh: nothing to uninstall: no $DESTDIR$manifest"
+		others=$(other_manifests "$manifest")
+		if [ -n "$others" ]; then
+			echo "install.sh: no install with PREFIX=$(prefix_of "$manifest") (no $DESTDIR$manifest), but:" >&2
+			for m in $others; do
+				echo "  an install with PREFIX=$(prefix_of "$m"): make uninstall PREFIX=$(prefix_of "$m")" \
+					"(or: sh $(prefix_of "$m")/share/ecnsharp/install.sh uninstall $m)" >&2
+			done
+			return 1
+		fi
+		echo "install.sh: nothing to uninstall: no $DESTDIR$manifest, and no install at another prefix"
 		return 0
 	fi
 	# Files first, then directories innermost first (the reverse of their creation order).
@@ -90,6 +155,7 @@ do_uninstall() {
 	done
 	rm -f "$DESTDIR$manifest"
 	echo "remove $DESTDIR$manifest"
+	[ -n "$DESTDIR" ] || unregister "$manifest"
 	awk '$1 == "dir" { d[n++] = $2 } END { while (n > 0) print d[--n] }' "$saved" |
 		while read -r dir; do
 			rmdir "$DESTDIR$dir" 2>/dev/null && echo "remove $DESTDIR$dir/" || true
@@ -102,6 +168,9 @@ do_uninstall() {
 }
 
 DESTDIR=${DESTDIR:-}
+# Where real installs are recorded (ECNSHARP_REGISTRY_DIR for tests).
+REGISTRY_DIR=${ECNSHARP_REGISTRY_DIR:-/var/lib/ecnsharp}
+REGISTRY=$REGISTRY_DIR/manifests
 case "${1:-}" in
 install)
 	[ $# -ge 3 ] || die "usage: install.sh install MANIFEST MODE:SOURCE:TARGET..."
@@ -113,7 +182,7 @@ uninstall)
 	saved=$(mktemp)
 	trap 'rm -f "$saved"' EXIT
 	[ ! -f "$DESTDIR$2" ] || cp "$DESTDIR$2" "$saved"
-	do_uninstall "$2"
+	do_uninstall "$2" || exit 1
 	;;
 *) die "usage: install.sh install|uninstall MANIFEST ..." ;;
 esac

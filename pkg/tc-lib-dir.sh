@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # tc-lib-dir.sh [TC]: print the directory where tc looks for q_<kind>.so plugins.
 #
 # tc loads plugins from $TC_LIB_DIR, else from LIBDIR/tc, LIBDIR being fixed when iproute2 was

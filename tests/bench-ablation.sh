@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench-ablation: where the module's per-packet cost goes, as the bench measures it
 # (docs/results/bench.md, "Where the cost is"). Builds the module once more per patch in
 # tests/vm/ablation/, each taking one thing out of the data path (the clock, the DS field read,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: the CPU cost of the qdisc against Linux's own, in one VM boot, beside the host
 # per-packet benchmark of the core. Not part of make check (it measures, it asserts nothing but
 # that every packet went through every qdisc).

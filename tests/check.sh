@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make check: every test of the project, in order of cost. Host: format, lints, unit and property
 # tests, bounded fuzzing. VM: the bench's own tests, then every selftest suite on the default
 # kernel, the virtual-time bench's checks (User-Mode Linux), and the module suites again on the
@@ -92,6 +93,11 @@ count "$out/vm.log"
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
 tests/uml/check.sh 2>&1 | tee "$out/uml.log" | grep -E '^(ok|not ok|#)'
 count "$out/uml.log"
+
+# The Debian packages end to end (about 2 minutes): make deb, lintian, DKMS building from the
+# package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
+tests/deb/check.sh 2>&1 | tee "$out/deb.log" | grep -E '^(ok|not ok|#)'
+count "$out/deb.log"
 
 # The debug kernel's runs are where the reliability figures come from. ECNSHARP_SKIP_DEBUG=1
 # leaves them out, which fails the check unless ECNSHARP_ALLOW_SKIP=1 says the skip is wanted

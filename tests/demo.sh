@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make demo: build the kernel (cached), the module and the tools, boot a VM, and show ecnsharp
 # marking real DCTCP traffic, with statistics. Usage: tests/demo.sh [RATE [SECONDS [ROUNDS]]]
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make experiments: the ECN# paper's scenarios on the bench kernel (docs/results/README.md).
 # Boots one VM that runs tests/vm/experiments/run.sh (every scheme, interleaved rounds), keeps
 # its measurements in docs/results/experiments.tsv and series.tsv, the run's context (host load,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # reliability.sh [--check] LOG: the reliability figures of a selftests.sh run (normally the
 # debug kernel's), as one line scripts read:
 #   reliability: fuzz_tried=N fuzz_rejected=N fuzz_accepted=N stress_s=N stress_pkts=N changes=N splats=N leaks=N counter_mismatches=N

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make soak [SOAK_MINUTES=60]: the reliability suites on the debug kernel (KASAN, lockdep,
 # kmemleak), round after round with new seeds, for about SOAK_MINUTES, then the same figures as
 # make check: "reliability: fuzz_tried=N ... counter_mismatches=N". Not part of make check (CI).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Cost per packet: the marker alone, the engine's enqueue + dequeue with 1 band, 8 bands DWRR
 //! and 8 bands WFQ, each driven like the kernel glue drives it with `VecDeque` FIFOs standing in
 //! for the skb queues, against the same FIFO pushes and pops with no engine.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs every cargo-fuzz target of the ecnsharp core for SECONDS each (default 30) and exits
 # non-zero if any of them crashed (a crash input is left in artifacts/TARGET/).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Bands: the per-class FIFOs of the qdisc, at most [`MAX_BANDS`].
 //!
 //! Band 0 is the highest priority for strict-priority scheduling, as in `sch_prio`.

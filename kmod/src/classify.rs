@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Classification: which band a packet joins (TCN section 5, "Packet Classifier", which used the
 //! DSCP; `skb->priority` through a priomap, as `sch_prio` does, is the default).
 //!

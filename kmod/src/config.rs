@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One parameter set for the whole qdisc, with the ECN# paper's testbed defaults.
 //!
 //! Plain data with public fields: the kernel glue, the helper and the tc plugin all fill and read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! ECN codepoints (RFC 3168) and why a packet was marked.
 
 /// The two ECN bits of the IPv4 TOS / IPv6 traffic class byte.

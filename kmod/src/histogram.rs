@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The sojourn histogram of a band: how long its sent packets waited, in log-scale buckets, so
 //! that percentiles (p50, p99) come from what the qdisc itself saw.
 //!

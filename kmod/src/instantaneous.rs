@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Instantaneous sojourn-time marking: TCN (§4.1), ECN#'s `ins_target` rule (§3.2), and the
 //! probabilistic Tmin/Tmax/Pmax variant of TCN §4.3 that DCQCN needs (ECN# §3.5).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! # ecnsharp: the ECN# core
 //!
 //! Everything the `sch_ecnsharp` qdisc decides, in plain `no_std` Rust with no dependencies, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Per-band marking: every rule the configured modes enable, on every packet. ECN# §3.2: "a packet
 //! is marked when either one of the following conditions decides to mark it" (instantaneous or
 //! persistent); the queue-length and probabilistic rules of DCTCP, Wu et al. and TCN §4.3 join in.

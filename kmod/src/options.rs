@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The tc-style option grammar: words such as `bands 3 mode ecnsharp pst_target 85us` parsed into
 //! [`Options`], and a [`Config`] printed back as canonical text laid out like iproute2's
 //! `q_fq_codel`. Units are tc's (`get_time`, `get_rate`, `get_size`), parsed with integer math.

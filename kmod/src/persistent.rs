@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Persistent-queue marking: Algorithm 1 of the ECN# paper (CoNEXT'19, §3.2), one state per band.
 //!
 //! A persistent queue is declared when every packet for more than `pst_interval` waited at least

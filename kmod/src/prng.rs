@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A small deterministic PRNG for probabilistic marking (TCN §4.3, ECN# §3.5).
 //!
 //! PCG-XSH-RR: a 64-bit linear congruential state with a permuted 32-bit output. Seedable so that

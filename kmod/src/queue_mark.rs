@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Queue-length marking with one threshold K: DCTCP-RED at enqueue (DCTCP §3.1) and dequeue
 //! marking (Wu et al., "Tuning ECN for data center networks", §4).
 //!

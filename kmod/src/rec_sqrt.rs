@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Fixed-point `1/sqrt(marking_count)` for the persistent-marking control law (ECN# §3.2).
 //!
 //! Algorithm 1 shrinks the gap between persistent marks to `pst_interval / sqrt(marking_count)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What `tc qdisc show` shows for an ecnsharp qdisc, described once for both front ends
 //! (`ecnsharp-tc` and tc's `q_ecnsharp.so`): the options and the xstats, including the per-band
 //! state of Algorithm 1 (ECN# §3.2, Table 2), as JSON fields and as tc-style text.
@@ -6,8 +7,10 @@
 //! number has one JSON type whatever its value. Times are whole microseconds (rounded to the
 //! nearest; the text form is exact to the nanosecond), sizes and counters raw integers, rates
 //! integer bytes per second as tc prints them (our uapi carries bits per second), probabilities
-//! a fraction of 1 always written with a decimal point (`0.1`, `1.0`). Text uses tc's units:
-//! options through [`ConfigText`], statistics in human units (`200us`, `1.5Kb`).
+//! a fraction of 1 always written with a decimal point (`0.1`, `1.0`). Text is what `tc -s` prints
+//! for other qdiscs: options through [`ConfigText`], counters exact (`bytes 15103380`), sizes as
+//! tc's `sprint_size` (`backlog 4542b`, `1Mb` only within 1 KiB of it), times with one decimal
+//! (`85.3us`), and a field that is a boolean in JSON is `on`/`off` in text, as `idle_reset`.
 
 use core::fmt::{self, Write};
 
@@ -468,26 +471,69 @@ fn band_json(index: usize, b: &XstatsBand, h: &XstatsHeader, sink: &mut impl Jso
     sink.value(Some("marking_next"), next);
 }
 
-/// A byte count in human units, binary multiples with one decimal: `512b`, `1.5Kb`, `3Mb`.
-pub struct HumanSize(pub u64);
+/// A size as tc's `sprint_size` writes backlogs and buckets: whole `Mb` within 1 KiB of one,
+/// else whole `Kb` within 16 bytes of one, else exact bytes (`4542b`, `3Kb`, `1Mb`); the whole
+/// number as C's `%g` prints it (`1e+06Kb` past six digits). The one copy for both front ends:
+/// `ecnsharp-tc` prints tc's own `backlog` lines with it too.
+pub struct TcSize(pub u64);
 
-impl fmt::Display for HumanSize {
+impl fmt::Display for TcSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
-        let units: [(u32, &str); 4] = [(40, "Tb"), (30, "Gb"), (20, "Mb"), (10, "Kb")];
-        for (shift, suffix) in units {
-            let unit = 1u64 << shift;
-            if v >= unit {
-                let whole = v >> shift;
-                // (v mod unit) * 10 < 10 * 2^40: no overflow.
-                let tenths = ((v & (unit - 1)) * 10) >> shift;
-                return match tenths {
-                    0 => write!(f, "{whole}{suffix}"),
-                    t => write!(f, "{whole}.{t}{suffix}"),
-                };
+        for (unit, slack, suffix) in [(1u64 << 20, 1024, "Mb"), (1 << 10, 16, "Kb")] {
+            // The nearest whole number of units (tc's rint; a tie is never within the slack).
+            let whole = v / unit + u64::from(v % unit >= unit / 2);
+            if v >= unit && whole.saturating_mul(unit).abs_diff(v) < slack {
+                write_g(f, whole)?;
+                return f.write_str(suffix);
             }
         }
         write!(f, "{v}b")
+    }
+}
+
+/// A whole number as C's `%g` prints it: as is below 10^6, else six significant digits (half to
+/// even on an exact half, as printf) with an exponent, `1.23456e+06`.
+fn write_g(f: &mut fmt::Formatter<'_>, v: u64) -> fmt::Result {
+    if v < 1_000_000 {
+        return write!(f, "{v}");
+    }
+    let mut exp: u32 = 0;
+    let mut scale: u64 = 1;
+    while v / scale >= 1_000_000 {
+        scale = scale.saturating_mul(10);
+        exp = exp.saturating_add(1);
+    }
+    // v = head * scale + rest, head of six digits.
+    let head = v / scale;
+    let rest = v % scale;
+    let half = scale / 2;
+    let up = rest > half || (rest == half && head % 2 == 1);
+    let mut m = head.saturating_add(u64::from(up));
+    exp = exp.saturating_add(5);
+    if m == 1_000_000 {
+        m = 100_000;
+        exp = exp.saturating_add(1);
+    }
+    // m has six digits: the first, a point, the others without trailing zeros.
+    let mut frac = m % 100_000;
+    let mut width: usize = 5;
+    while frac != 0 && frac % 10 == 0 {
+        frac /= 10;
+        width = width.saturating_sub(1);
+    }
+    match frac {
+        0 => write!(f, "{}e+{exp:02}", m / 100_000),
+        _ => write!(f, "{}.{frac:0width$}e+{exp:02}", m / 100_000),
+    }
+}
+
+/// A boolean in text, as tc writes one it always shows (`idle_reset on`).
+const fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
     }
 }
 
@@ -522,9 +568,9 @@ impl fmt::Display for HumanTime {
 ///
 /// ```text
 ///   marks 12 throttled 0
-///   band 0: enqueued 103 packets 100 bytes 146.4Kb qlen 3p backlog 4.4Kb
+///   band 0: enqueued 103 packets 100 bytes 149900 qlen 3p backlog 4542b
 ///    drops limit 0 non_ect 0 config 0 marks 12 (ins 10 pst 2 red 0 deq 0 prob 0) ce_already 0 nonect_passed 0
-///    sojourn max 1.2ms mean 85.3us marking_state 1 marking_count 4 first_above_time -300us marking_next 50us
+///    sojourn max 1.2ms mean 85.3us marking_state on marking_count 4 first_above_time -300us marking_next 50us
 /// ```
 ///
 /// `burst` (the bucket in force) follows `throttled` when shaping; `first_above_time` and
@@ -547,7 +593,7 @@ impl fmt::Display for XstatsText<'_> {
         }
         write!(f, "  marks {} throttled {}", h.marks, h.throttled)?;
         if h.rate_bps != 0 {
-            write!(f, " burst {}", HumanSize(h.burst_bytes.into()))?;
+            write!(f, " burst {}", TcSize(h.burst_bytes.into()))?;
         }
         if h.late_wakeups != 0 {
             write!(
@@ -584,9 +630,9 @@ fn band_text(
         "enqueued {} packets {} bytes {} qlen {}p backlog {}",
         b.enqueued,
         b.packets,
-        HumanSize(b.bytes),
+        b.bytes,
         b.qlen,
-        HumanSize(b.backlog.into())
+        TcSize(b.backlog.into())
     )?;
     write!(
         f,
@@ -609,7 +655,7 @@ fn band_text(
         "\n   sojourn max {} mean {} marking_state {} marking_count {}",
         time(b.sojourn_max_ns),
         time(sojourn_mean_ns(b)),
-        b.marking_state,
+        on_off(b.marking_state != 0),
         b.marking_count
     )?;
     if b.first_above_time_ns != 0 {
@@ -878,15 +924,15 @@ mod tests {
     fn xstats_as_text() {
         let text = XstatsText(&recorded()).to_string();
         let want = "  marks 12 throttled 7 burst 30Kb\n\
-            \x20 band 0: enqueued 106 packets 100 bytes 146.3Kb qlen 3p backlog 4.4Kb\n\
+            \x20 band 0: enqueued 106 packets 100 bytes 149900 qlen 3p backlog 4542b\n\
             \x20  drops limit 2 non_ect 1 config 0 marks 12 (ins 10 pst 2 red 0 deq 0 prob 0) \
             ce_already 4 nonect_passed 5\n\
-            \x20  sojourn max 1.2ms mean 85.3us marking_state 1 marking_count 4 \
+            \x20  sojourn max 1.2ms mean 85.3us marking_state on marking_count 4 \
             first_above_time -300us marking_next 50.5us\n\
-            \x20 band 1: enqueued 0 packets 0 bytes 0b qlen 0p backlog 0b\n\
+            \x20 band 1: enqueued 0 packets 0 bytes 0 qlen 0p backlog 0b\n\
             \x20  drops limit 0 non_ect 0 config 0 marks 0 (ins 0 pst 0 red 0 deq 0 prob 0) \
             ce_already 0 nonect_passed 0\n\
-            \x20  sojourn max 0ns mean 0ns marking_state 0 marking_count 0";
+            \x20  sojourn max 0ns mean 0ns marking_state off marking_count 0";
         assert_eq!(text, want);
         // Without a shaper, no bucket.
         let mut x = recorded();
@@ -919,27 +965,50 @@ mod tests {
 
     #[test]
     fn human_units() {
-        let s = |b| HumanSize(b).to_string();
+        // tc's sprint_size: exact unless within 16 bytes of a whole Kb or 1 KiB of a whole Mb.
+        let s = |b| TcSize(b).to_string();
         assert_eq!(
             [
                 s(0),
                 s(1023),
                 s(1024),
+                s(1039),
+                s(1040),
+                s(1008),
                 s(1536),
-                s(1587),
+                s(3028),
+                s(30_720),
                 s(3 << 20),
+                s((3 << 20) + 1023),
+                s((3 << 20) + 1024),
+                s((1000 << 20) + 2048),
                 s(u64::MAX)
             ],
             [
                 "0b",
                 "1023b",
                 "1Kb",
-                "1.5Kb",
-                "1.5Kb",
+                "1Kb",
+                "1040b",
+                "1008b",
+                "1536b",
+                "3028b",
+                "30Kb",
                 "3Mb",
-                "16777215.9Tb"
+                "3Mb",
+                "3073Kb",
+                "1.024e+06Kb",
+                "1.75922e+13Mb"
             ]
         );
+        // Past six digits, C's %g: six significant digits, half to even, an exponent.
+        let g = |kib: u64| TcSize(kib << 10).to_string();
+        assert_eq!(g(999_999), "999999Kb");
+        assert_eq!(g(1_000_000), "1e+06Kb");
+        assert_eq!(g(4_194_303), "4.1943e+06Kb");
+        assert_eq!(g(1_234_565), "1.23456e+06Kb");
+        assert_eq!(g(1_234_575), "1.23458e+06Kb");
+        assert_eq!(g(9_999_995), "1e+07Kb");
         let t = |ns| HumanTime(Number::new(ns, Unit::Nanos)).to_string();
         assert_eq!(
             [

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Time: `u64` nanoseconds everywhere.
 //!
 //! The kernel's `ktime_get_ns()` and the host tests both hand us nanoseconds; keeping one unit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The token-bucket shaper that makes the qdisc the bottleneck (TCN section 5, "Rate Limiter":
 //! the prototype shaped at 99.5% of line rate so that queues build here, not in the NIC).
 //!

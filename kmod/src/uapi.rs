@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the kernel module, the helper and the tc plugin must agree on, as an include/uapi header
 //! would hold it: the `TCA_ECNSHARP_*` attributes inside `TCA_OPTIONS` (the parameters of the
 //! ECN# paper's Table 2 plus TCN, DCTCP, scheduler and shaper), their codec, and the xstats layout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The engine's statistics as the uapi xstats: what `tc -s qdisc show` prints for ecnsharp.
 //!
 //! Counters are copied as they are; the persistent state of Algorithm 1 is reported per band in
@@ -175,7 +176,7 @@ mod tests {
         );
         let text = format!("{}", XstatsText(&x));
         assert!(
-            text.starts_with("  enqueued 1 packets 0 bytes 0b qlen 1p backlog 700b\n   drops"),
+            text.starts_with("  enqueued 1 packets 0 bytes 0 qlen 1p backlog 700b\n   drops"),
             "{text}"
         );
         assert_eq!(text.lines().count(), 4);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! End-to-end simulation of the engine with the glue's FIFOs, a link, a shaper and packet
 //! sources (see `sim/harness.rs`): the books balance after every event, and marking,
 //! scheduling, shaping, the non-ECT policy and changes under traffic behave as the papers and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! include/uapi/linux/pkt_sched_ecnsharp.h, the C header for pyroute2, Go clients and an
 //! upstream iproute2, against `ecnsharp::uapi`, the source of truth: the attribute enum in
 //! order, every constant, and the xstats structs' sizes and field offsets, asserted by the C

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The kernel module's state starts as zero-filled memory (the qdisc private area), and its
 //! `Zeroable` claim for `EcnSharp` rests on an all-zero `Engine` being a valid engine: every
 //! field is an integer, a `bool`, an array of them, or a `#[repr(u8)]` enum whose first variant

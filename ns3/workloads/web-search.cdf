@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Web search flow sizes (DCTCP paper, Alizadeh et al., SIGCOMM 2010), as the ECN# paper uses
 # them (its Figure 5): bytes, cumulative probability. The distribution is usually tabulated in
 # packets of 1460 bytes (6, 13, 19, 33, 53, 133, 667, 1333, 3333, 6667, 20000); these are those

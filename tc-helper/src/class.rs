@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `class show dev DEV`: an ecnsharp qdisc's classes, one per band, printed as iproute2's
 //! `tc class show` prints them with `q_ecnsharp.so` (text and JSON; with `-s` each band's
 //! counters and its xstats record).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The command layer of `ecnsharp-tc`: tc's syntax for `qdisc add|change|replace|del|show`
 //! with ecnsharp's options, and `tune`. It talks to the kernel only through
 //! [`crate::netlink::Netlink`] and writes only to the given streams, so tests drive it whole.
@@ -255,6 +256,11 @@ fn run_tune<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
         }
     };
     let t = tune::tune(&input);
+    if let Err(why) = tune::check(&t) {
+        return ctx.usage(&format!(
+            "error: {why}\n\nFor more information, try '--help'."
+        ));
+    }
     if parsed.json || flags.json {
         let text = tune::report_json(&input, &t);
         let text = if flags.pretty { pretty(&text) } else { text };
@@ -871,13 +877,13 @@ mod tests {
         let (_, out, _) = run_on(&mut k, "-s qdisc show dev veth0");
         let want_stats = " Sent 15140 bytes 10 pkt (dropped 1, overlimits 4 requeues 0) \n \
             backlog 0b 0p requeues 0\n  marks 3 throttled 0 burst 30Kb\n  \
-            band 0: enqueued 10 packets 10 bytes 14.7Kb qlen 0p backlog 0b\n   \
+            band 0: enqueued 10 packets 10 bytes 15140 qlen 0p backlog 0b\n   \
             drops limit 0 non_ect 0 config 0 marks 3 (ins 2 pst 1 red 0 deq 0 prob 0) \
-            ce_already 0 nonect_passed 0\n   sojourn max 250us mean 100us marking_state 1 \
+            ce_already 0 nonect_passed 0\n   sojourn max 250us mean 100us marking_state on \
             marking_count 1 first_above_time -400us marking_next 100us\n  \
-            band 1: enqueued 0 packets 0 bytes 0b qlen 0p backlog 0b\n   \
+            band 1: enqueued 0 packets 0 bytes 0 qlen 0p backlog 0b\n   \
             drops limit 0 non_ect 0 config 0 marks 0 (ins 0 pst 0 red 0 deq 0 prob 0) \
-            ce_already 0 nonect_passed 0\n   sojourn max 0ns mean 0ns marking_state 0 \
+            ce_already 0 nonect_passed 0\n   sojourn max 0ns mean 0ns marking_state off \
             marking_count 0\n";
         assert_eq!(out, format!("{QDISC_LINE}{want_stats}"));
         // Filters.
@@ -1003,6 +1009,12 @@ mod tests {
         assert_eq!(q["bands"].as_array().unwrap().len(), 3);
         assert_eq!(q["marks"], q["bands"][1]["marks"]);
         assert!(q["bands"][1]["marks_by_cause"]["pst"].as_u64().unwrap() > 0);
+        // split_gso on (the default): the bands count segments, as tc's Sent ... pkt does.
+        assert_eq!(q["options"]["split_gso"], true);
+        let in_bands: u64 = (0..3)
+            .map(|b| q["bands"][b]["packets"].as_u64().unwrap())
+            .sum();
+        assert_eq!(q["packets"].as_u64(), Some(in_bands));
     }
 
     /// tc's abbreviations and flags: `q s`, `-stat`, `--json`, `-p`, `-d`, `-n NETNS`.

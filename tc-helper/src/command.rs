@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The whole command line of `ecnsharp-tc` described to clap, for shell completion
 //! (`ecnsharp-tc completion bash|zsh|fish`, clap_complete) and for the man page's test.
 //!
@@ -149,7 +150,8 @@ mod tests {
                     man.contains(&format!(".BI \\-\\-{} ", dashed(long)))
                         || man.contains(&format!(".BR \\-\\-{} ", dashed(long)))
                         || man.contains(&format!(".BR \\-j \", \" \\-\\-{}", dashed(long)))
-                        || man.contains(&format!(".BR \\-h \", \" \\-\\-{}", dashed(long))),
+                        || man.contains(&format!(".BR \\-h \", \" \\-\\-{}", dashed(long)))
+                        || man.contains(&format!(".TP\n\\fB\\-\\-{}\\fR ", dashed(long))),
                     "tune --{long} has no entry"
                 );
             }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A compact JSON writer, the counterpart of iproute2's `json_writer`: no spaces, keys in the
 //! order written. It is the helper's [`JsonSink`] for the core's report.
 

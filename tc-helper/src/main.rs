@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-tc`: configure and inspect the ecnsharp qdisc with tc's syntax, without a tc plugin.
 //!
 //! `ecnsharp-tc [-s] [-j] [-p] [-n NETNS] qdisc add|change|replace|del|show dev DEV

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The rtnetlink side of `ecnsharp-tc`: the requests tc would send for `qdisc add`, `change`,
 //! `replace`, `del` and `show`, built with netlink-packet-route, and the answers read back
 //! (acks with the kernel's extack message, qdisc dumps).

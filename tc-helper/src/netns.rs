@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `-n NETNS` (`-netns NETNS`): run in a named network namespace, as `tc -n` and `ip netns exec`
 //! do. The name is looked up where `ip netns add` bind-mounts namespaces.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `-p` (`-pretty`) with `-j`: compact JSON laid out as iproute2's json_writer lays it out in
 //! pretty mode, so `ecnsharp-tc -p -j` prints what `tc -p -j` prints: four spaces per level,
 //! `"key": value`, arrays as `[ a,b ]`, a top-level array of objects as `[ {` ... `} ]`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `qdisc show`: a dump's qdiscs printed as iproute2's `tc qdisc show` prints them (text and
 //! JSON, with `-s` the generic statistics), ecnsharp's options and xstats through the core's
 //! report, so that the output matches tc with `q_ecnsharp.so`. Other kinds are listed with
@@ -147,44 +148,9 @@ pub fn classid(h: u32) -> String {
     }
 }
 
-/// tc's `sprint_size` (`1514b`, `30Kb`, `2Mb`), in integer math: the nearest KiB or MiB is
-/// used when within 16 bytes or 1 KiB of it.
+/// tc's `sprint_size` (`1514b`, `30Kb`, `2Mb`), as the core writes it for the xstats too.
 pub fn tc_size(sz: u32) -> String {
-    let v = u64::from(sz);
-    let round = |unit: u64| (v + unit / 2) / unit;
-    let (mega, kilo) = (1u64 << 20, 1u64 << 10);
-    if v >= mega && (round(mega) * mega).abs_diff(v) < 1024 {
-        return format!("{}Mb", g_format(round(mega)));
-    }
-    if v >= kilo && (round(kilo) * kilo).abs_diff(v) < 16 {
-        return format!("{}Kb", g_format(round(kilo)));
-    }
-    format!("{sz}b")
-}
-
-/// An integer as C's `%g` prints it (6 significant digits, then exponent notation).
-fn g_format(v: u64) -> String {
-    if v < 1_000_000 {
-        return v.to_string();
-    }
-    let digits = v.to_string();
-    let exp = digits.len() - 1;
-    // Round to 6 significant digits, half to even as printf does for exact halves.
-    let head: u64 = digits[..6].parse().unwrap_or(0);
-    let rest = &digits[6..];
-    let first = rest.as_bytes()[0] - b'0';
-    let beyond = rest[1..].bytes().any(|b| b != b'0');
-    let up = first > 5 || (first == 5 && (beyond || head % 2 == 1));
-    let mut m = head + u64::from(up);
-    let mut exp = exp;
-    if m == 1_000_000 {
-        m = 100_000;
-        exp += 1;
-    }
-    let mant = m.to_string();
-    let frac = mant[1..].trim_end_matches('0');
-    let dot = if frac.is_empty() { "" } else { "." };
-    format!("{}{dot}{frac}e+{exp:02}", &mant[..1])
+    ecnsharp::report::TcSize(u64::from(sz)).to_string()
 }
 
 /// How to print.
@@ -312,11 +278,5 @@ mod tests {
         for (sz, want) in cases {
             assert_eq!(tc_size(sz), want, "{sz}");
         }
-        assert_eq!(g_format(999_999), "999999");
-        assert_eq!(g_format(1_000_000), "1e+06");
-        assert_eq!(g_format(4_194_303), "4.1943e+06");
-        assert_eq!(g_format(1_234_565), "1.23456e+06");
-        assert_eq!(g_format(1_234_575), "1.23458e+06");
-        assert_eq!(g_format(9_999_995), "1e+07");
     }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-tc tune`: the rule of thumb of ECN# §3.4 (CoNEXT'19) turned into options.
 //!
 //! Equation 1 gives DCTCP-style queue thresholds `K = lambda x C x RTT`; dividing by the capacity
@@ -148,35 +149,75 @@ pub fn report(input: &TuneInput, t: &Tuned) -> String {
     s
 }
 
-/// A rate as `--rate` takes it: tc's units, above zero.
+/// The slowest link the rule of thumb is for: ECN# is a datacenter scheme, and a bare number
+/// is bits per second in tc's units, so `--rate 10` (10 bit/s) is refused rather than tuned.
+const MIN_RATE_BPS: u64 = 1_000_000;
+/// The shortest RTT taken: datacenter RTTs are microseconds, and a bare TIME is one.
+const MIN_RTT_NS: u64 = 1_000;
+/// lambda's range: the paper's transports have 0.17 (DCTCP) and 1 (ECN*); a hundredth of
+/// DCTCP's or ten times ECN*'s is surely a typing error.
+const LAMBDA_RANGE: (f64, f64) = (0.01, 10.0);
+
+/// A rate as `--rate` takes it: tc's units, at least 1mbit.
 fn parse_rate(w: &str) -> Result<u64, String> {
-    Options::parse(["rate", w])
+    let rate = Options::parse(["rate", w])
         .ok()
         .and_then(|o| o.rate_bps)
-        .filter(|r| *r > 0)
         .ok_or(format!(
             "bad rate \"{w}\" (tc's units: 10gbit, 25Gbit, 100gbit)"
-        ))
+        ))?;
+    if rate < MIN_RATE_BPS {
+        return Err(format!(
+            "rate \"{w}\" is {rate} bit/s, below 1mbit: the rule of thumb is for datacenter \
+             links (a bare number is bits per second, as in tc: write the unit, e.g. 10gbit)"
+        ));
+    }
+    Ok(rate)
 }
 
-/// An RTT as `--rtt-avg` and `--rtt-p90` take it: tc's units (a bare number is us), above zero.
+/// An RTT as `--rtt-avg` and `--rtt-p90` take it: tc's units (a bare number is us), 1us to 4.29s.
 fn parse_rtt(w: &str) -> Result<u64, String> {
-    Options::parse(["pst_interval", w])
+    let ns = Options::parse(["pst_interval", w])
         .ok()
         .and_then(|o| o.pst_interval_ns)
-        .filter(|ns| *ns > 0)
         .map(u64::from)
         .ok_or(format!(
             "bad time \"{w}\" (tc's units: 80us, 1.5ms; at most 4.29s)"
-        ))
+        ))?;
+    if ns < MIN_RTT_NS {
+        return Err(format!(
+            "RTT \"{w}\" is below 1us: no network round trip is that short"
+        ));
+    }
+    Ok(ns)
 }
 
-/// lambda, `0 < lambda <= 10`.
+/// lambda, 0.01 to 10.
 fn parse_lambda(w: &str) -> Result<f64, String> {
-    w.parse()
+    let (low, high) = LAMBDA_RANGE;
+    let l: f64 = w
+        .parse()
         .ok()
-        .filter(|l: &f64| l.is_finite() && *l > 0.0 && *l <= 10.0)
-        .ok_or(format!("bad lambda \"{w}\" (0 < lambda <= 10)"))
+        .filter(|l: &f64| l.is_finite())
+        .ok_or(format!("bad lambda \"{w}\" (a number, 0.01 to 10)"))?;
+    if !(low..=high).contains(&l) {
+        return Err(format!(
+            "lambda {w} is outside 0.01 to 10 (DCTCP 0.17 in theory, ECN* 1; practice uses 1 \
+             with DCTCP)"
+        ));
+    }
+    Ok(l)
+}
+
+/// Whether the qdisc would take the result: the kernel's own validation over the defaults, so
+/// that `tune` never prints a command that the kernel refuses.
+pub fn check(t: &Tuned) -> Result<(), String> {
+    let mut cfg = ecnsharp::config::Config::DEFAULT;
+    cfg.marking.ins_target = t.ins_target_ns;
+    cfg.marking.pst_target = t.pst_target_ns;
+    cfg.marking.pst_interval = t.pst_interval_ns;
+    cfg.validate()
+        .map_err(|e| format!("the qdisc would refuse the result: {e}"))
 }
 
 /// The transports whose lambda the paper gives.
@@ -214,7 +255,7 @@ pub struct TuneArgs {
     /// The transport, which sets lambda [default: dctcp]
     #[arg(long, value_enum, value_name = "TRANSPORT", conflicts_with = "lambda")]
     pub transport: Option<Transport>,
-    /// lambda itself (0 < lambda <= 10), instead of --transport
+    /// lambda itself (0.01 to 10), instead of --transport
     #[arg(long, value_name = "LAMBDA", value_parser = parse_lambda)]
     pub lambda: Option<f64>,
     /// Also print the matching tc command line; `--command dev DEV` names the device
@@ -413,20 +454,41 @@ mod tests {
                 "--rtt-p90 <TIME>",
             ),
             ("--rate fast", "invalid value", "bad rate \"fast\""),
-            ("--rate 0", "invalid value", "bad rate \"0\""),
+            ("--rate 0", "invalid value", "is 0 bit/s, below 1mbit"),
+            ("--rate 10", "invalid value", "is 10 bit/s, below 1mbit"),
+            ("--rate 999kbit", "invalid value", "below 1mbit"),
             (
                 "--rtt-avg 5parsecs",
                 "invalid value",
                 "bad time \"5parsecs\"",
             ),
-            ("--rtt-p90 0", "invalid value", "bad time \"0\""),
+            ("--rtt-p90 0", "invalid value", "RTT \"0\" is below 1us"),
+            (
+                "--rtt-avg 500ns",
+                "invalid value",
+                "RTT \"500ns\" is below 1us",
+            ),
             ("--rtt-p90 5s", "invalid value", "at most 4.29s"),
             (
                 "--transport reno",
                 "invalid value",
                 "[possible values: dctcp, ecnstar]",
             ),
-            ("--lambda 0", "invalid value", "bad lambda \"0\""),
+            (
+                "--lambda 0",
+                "invalid value",
+                "lambda 0 is outside 0.01 to 10",
+            ),
+            (
+                "--lambda 1e-9",
+                "invalid value",
+                "lambda 1e-9 is outside 0.01 to 10",
+            ),
+            (
+                "--lambda 11",
+                "invalid value",
+                "lambda 11 is outside 0.01 to 10",
+            ),
             ("--lambda nan", "invalid value", "bad lambda \"nan\""),
             (
                 "--rate",
@@ -454,6 +516,18 @@ mod tests {
         assert_eq!(
             err(&format!("{full} --command dev a --dev b")),
             "two devices: \"a\" and \"b\""
+        );
+    }
+
+    /// A result the qdisc would refuse is refused here, with the kernel's words.
+    #[test]
+    fn results_the_qdisc_refuses() {
+        let ok = parse("--rate 1mbit --rtt-avg 1us --rtt-p90 1us --lambda 0.01").unwrap();
+        assert_eq!(check(&tune(&ok)), Ok(()));
+        let long = parse("--rate 10gbit --rtt-avg 1s --rtt-p90 4s --lambda 10").unwrap();
+        assert_eq!(
+            check(&tune(&long)),
+            Err("the qdisc would refuse the result: ins_target must be at most 4294967295ns (4.29s)".into())
         );
     }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The built `ecnsharp-tc` binary itself: what scripts and packagers run.
 
 use std::process::Command;

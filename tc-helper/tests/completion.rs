@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! completions/tc-ecnsharp.bash, the extension of tc's bash completion, against the grammar:
 //! it offers every keyword and every named value (and nothing else), and it works when loaded
 //! the way bash-completion loads it, over iproute2's own completion of tc.

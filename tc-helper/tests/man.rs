@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The man pages against the code they document, so they cannot drift: every option of the
 //! grammar (`ecnsharp::options::KEYWORDS`) has an entry in tc-ecnsharp(8) whose `Default:` is
 //! the default of `Config::DEFAULT` and whose numeric `Bounds:` are exactly what validation
-//! accepts; every named value and mode is listed; both pages render without a groff warning.
+//! accepts; every named value and mode is listed; both pages render without a groff warning,
+//! and as written: no sentences run together, no tag cut in two, no reference to a page that does
+//! not exist, no path into the sources.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -222,5 +225,161 @@ fn every_statistics_member_is_documented() {
             stats.contains(&format!(" {key} ")) || stats.contains(&format!(" {key}\n")),
             "{key} is not in STATISTICS"
         );
+    }
+}
+
+/// A page as `man` shows it: plain text (no overstrike or colour), `LL` columns wide, without
+/// hyphenation, minus signs and hyphens as ASCII.
+fn render(name: &str, columns: u32) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../man")
+        .join(name);
+    let out = Command::new("groff")
+        .args(["-man", "-Tutf8", "-P-cbou", "-rHY=0"])
+        .arg(format!("-rLL={columns}n"))
+        .arg(&path)
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("groff runs (Debian package groff-base, installed by tests/vm/deps.sh)");
+    assert!(out.status.success(), "{name}: groff failed");
+    String::from_utf8_lossy(&out.stdout).replace(['\u{2212}', '\u{2010}'], "-")
+}
+
+/// The plain text of a source line: a font macro's arguments (alternating macros join theirs
+/// without spaces, as groff does), font escapes removed.
+fn plain(line: &str) -> String {
+    let text = match line.strip_prefix('.') {
+        None => line.to_string(),
+        Some(rest) => {
+            let (macro_name, args) = rest.split_once(' ').unwrap_or((rest, ""));
+            let mut words = Vec::new();
+            let mut word = String::new();
+            let mut quoted = false;
+            for c in args.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ' ' if !quoted => {
+                        if !word.is_empty() {
+                            words.push(std::mem::take(&mut word));
+                        }
+                    }
+                    c => word.push(c),
+                }
+            }
+            if !word.is_empty() {
+                words.push(word);
+            }
+            let alternating = macro_name.len() == 2 && macro_name != "SM";
+            words.join(if alternating { "" } else { " " })
+        }
+    };
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('f') => {
+                chars.next();
+            }
+            Some('-') => out.push('-'),
+            Some('~') | Some(' ') => out.push(' '),
+            Some('&') | None => {}
+            Some(other) => out.push(other),
+        }
+    }
+    out
+}
+
+/// What a reader meets that the source hides: sentences run together, `.TP` tags broken over
+/// two source lines (the second then reads as the description), references to pages that do not
+/// exist, and paths into a source tree that an install does not carry.
+#[test]
+fn pages_render_as_written() {
+    let ours = ["tc-ecnsharp.8", "ecnsharp-tc.8"];
+    for name in ours {
+        let wide = render(name, 1000);
+        let lines: Vec<&str> = wide.lines().collect();
+        // Sentences: a word or a closing bracket, a full stop, a capitalised word; or a closing
+        // bracket glued to a word (".RB ( 0.1 ). The" renders "(0.1).The").
+        let chars: Vec<char> = wide.chars().collect();
+        for w in chars.windows(4) {
+            let glued = (w[0].is_ascii_lowercase() || w[0] == ')' || w[0] == ']')
+                && w[1] == '.'
+                && w[2].is_ascii_uppercase()
+                && w[3].is_ascii_lowercase();
+            let after_bracket = w[1] == ')' && w[2].is_ascii_alphabetic();
+            assert!(
+                !glued && !after_bracket,
+                "{name}: run together: {:?}",
+                w.iter().collect::<String>()
+            );
+        }
+        // References: name(N) in the text, our pages or the system's.
+        for (i, _) in wide.match_indices('(') {
+            let tail = &wide[i + 1..];
+            let Some(section) = tail.chars().next().filter(char::is_ascii_digit) else {
+                continue;
+            };
+            if !tail[1..].starts_with(')') {
+                continue;
+            }
+            let head = &wide[..i];
+            let start = head
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_.+-".contains(c)))
+                .map_or(0, |p| p + 1);
+            let page = &head[start..];
+            if page.is_empty() || !page.starts_with(|c: char| c.is_ascii_lowercase()) {
+                continue; // the page's own header (TC-ECNSHARP(8)), or "(1)" in a sentence
+            }
+            let file = format!("{page}.{section}");
+            let system = ["", ".gz", ".xz"].iter().any(|ext| {
+                PathBuf::from(format!("/usr/share/man/man{section}/{file}{ext}")).exists()
+            });
+            assert!(
+                ours.contains(&file.as_str()) || system,
+                "{name}: refers to {page}({section}), which is neither ours nor installed here \
+                 (tc's own pages come with iproute2, installed by tests/vm/deps.sh)"
+            );
+        }
+        // Paths an install does not have.
+        for line in &lines {
+            for word in line.split_whitespace() {
+                let w = word.trim_start_matches(['(', '"']);
+                assert!(
+                    !["docs/", "kmod/", "include/uapi", "tests/", "tc-helper/"]
+                        .iter()
+                        .any(|p| w.starts_with(p))
+                        && !line.contains("source tree"),
+                    "{name}: points into the sources: {line}"
+                );
+            }
+        }
+        // Tags: each whole on one source line (brackets balanced) and shown at a line's start.
+        let source = page(name);
+        let narrow = render(name, 80);
+        let shown: Vec<String> = narrow
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        let src: Vec<&str> = source.lines().collect();
+        let mut tags = 0;
+        for w in src.windows(2).filter(|w| w[0] == ".TP") {
+            let tag = plain(w[1]).split_whitespace().collect::<Vec<_>>().join(" ");
+            let balanced = |open, close| tag.matches(open).count() == tag.matches(close).count();
+            assert!(
+                balanced('[', ']') && balanced('(', ')'),
+                "{name}: the tag {tag:?} ({}) is cut: its rest reads as the description",
+                w[1]
+            );
+            assert!(
+                shown.iter().any(|l| l.starts_with(&tag)),
+                "{name}: the tag {tag:?} is not shown at the start of a line"
+            );
+            tags += 1;
+        }
+        assert!(tags > 10, "{name}: only {tags} tags found");
     }
 }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The demo, inside the VM: two DCTCP flows between two namespaces through a shaped ecnsharp qdisc
 # (the qdisc is the bottleneck, as in the TCN testbed). ECN#'s parameters come from the rule of
 # thumb of the paper (ecnsharp-tc tune) applied to this VM's RTTs, which are milliseconds under

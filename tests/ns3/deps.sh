@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # What `make ns3` needs on Debian 12, skipping what is present: ns-3.37's headers and libraries
 # (libns3-dev; its pkg-config files name libgsl by path, hence libgsl-dev), pkg-config and g++.
 # With --plots, also gnuplot for `make ns3-full`. Called by tests/vm/deps.sh (make deps).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make experiments / make experiments-full: the ECN# paper's testbed on the real Linux stack in
 # virtual time (User-Mode Linux, tests/uml/testbed/), every scheme, several seeds, one UML per
 # core. Each point (scenario, scheme, parameters, seed) is one boot of tests/uml/testbed/job.sh,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # PID 1 of the virtual-time bench (run-in-uml copies it into the run directory): mount what the
 # host's / (read-only) lacks, load the module, run the script with its arguments, power off.
 # Everything the run needs is in the directory this file is in. The script's output and its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench-selftest.sh: the bench's own tests, run on the host. run-in-vm must pass a script's exit
 # status through, and must fail a run whose kernel oopses, leaks (debug kernel) or that outlives
 # its timeout; selftests.sh must fail the fixture suites (tests/vm/fixtures/suite-*.sh).

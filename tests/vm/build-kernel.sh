@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # build-kernel.sh [default|debug|uml]: build (or reuse) the bench's Rust-enabled 6.12 kernel and
 # print its build directory, the KDIR that modules are built against. Cached under
 # $ECNSHARP_CACHE/kernel/<flavour>-<key>, the key hashing the source package version, the config

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install what the bench needs on Debian 12, skipping what is present: apt packages, the pinned
 # Rust toolchain with rust-src, and bindgen-cli (Debian's bindgen 0.60 is older than the kernel's
 # minimum 0.65.1). Fails with a message naming what could not be installed.
@@ -9,6 +10,10 @@ APT_PACKAGES=(
 	linux-source-6.12 clang lld llvm libclang-dev flex bison bc libelf-dev libssl-dev
 	qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool jq xz-utils gzip make
 	python3 curl ca-certificates binutils groff-base bash-completion patch
+	# make deb and its test (tests/deb/check.sh): Debian's packaging tools, DKMS, lintian.
+	dpkg-dev debhelper dh-dkms dkms lintian fakeroot
+	# tests/tc-versions/check.sh: a second iproute2's tc built with extack support.
+	libmnl-dev
 )
 
 missing=()

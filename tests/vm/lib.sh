@@ -1,11 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared helpers for the VM bench scripts (sourced, not run).
 # Everything heavy is cached outside the clone, under $ECNSHARP_CACHE.
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$VM_DIR/../.." && pwd)
 ECNSHARP_CACHE=${ECNSHARP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ecnsharp}
-# The kernel, its rust/ metadata and our module must come from one rustc: the pinned one.
-RUST_TOOLCHAIN=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$REPO_DIR/rust-toolchain.toml")
+# The kernel, its rust/ metadata and our module must come from one rustc: the pinned one
+# (ECNSHARP_KERNEL_TOOLCHAIN builds a bench kernel with another, as tests/rustc-select.sh does).
+RUST_TOOLCHAIN=${ECNSHARP_KERNEL_TOOLCHAIN:-$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$REPO_DIR/rust-toolchain.toml")}
 export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
 export PATH="$HOME/.cargo/bin:$PATH"
 KERNEL_SOURCE_PKG=linux-source-6.12

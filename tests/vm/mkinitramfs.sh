@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # mkinitramfs.sh OUT.cpio.gz [MODULE.ko] [TOOLS_DIR]: the guest's base initramfs: busybox-static,
 # the real iproute2 ip/tc (busybox's applets of the same name lack most of tc), iperf3, ethtool,
 # jq with their shared libraries, the guest init, the module and the project's binaries, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # no-panics.sh MODULE.ko: fail if the module's code can reach a Rust panic. In the kernel a panic
 # is BUG(): the core uses wrapping, saturating and checked arithmetic and masked indices so that
 # none is left; this lists every call into core::panicking (overflow, bounds, unwrap, ...) by the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # selftests.sh [--flavour F] [SUITE...]: run VM selftest suites (tests/vm/selftests/*.sh by
 # default), one VM boot each, and print the KTAP totals. Exit 0 only if every case passed.
 # SUITE_ARGS (words) are passed to every suite, SUITE_TIMEOUT (seconds, default 900) bounds each.

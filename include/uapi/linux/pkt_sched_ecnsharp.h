@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
 /*
  * The ecnsharp qdisc (ECN#: instantaneous and persistent sojourn-time ECN marking) as seen from
  * userspace: the attributes nested in TCA_OPTIONS and the layout of its xstats
@@ -7,6 +7,12 @@
  * The source of truth is kmod/src/uapi.rs; kmod/tests/uapi_header.rs checks this file against
  * it (every number, every constant, and every field offset, through the C compiler), so the two
  * cannot drift. Numbers are append-only. Netlink values are host byte order.
+ *
+ * Rates are bits per second (TCA_ECNSHARP_RATE, and rate_bps in the xstats), unlike tbf's,
+ * htb's, cake's and fq's bytes per second: decided so, because the attribute is a new u64 that
+ * says the unit tc's grammar speaks (rate 10gbit is 10000000000) and keeps rates that are not
+ * whole bytes per second exact. tc's JSON shows rates in bytes per second, and so do
+ * `tc -j` with q_ecnsharp.so and `ecnsharp-tc -j`: only this binary interface differs.
  */
 #ifndef _UAPI_LINUX_PKT_SCHED_ECNSHARP_H
 #define _UAPI_LINUX_PKT_SCHED_ECNSHARP_H

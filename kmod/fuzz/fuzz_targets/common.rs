@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Helpers shared by the fuzz targets (included with `#[path]`).
 
 use ecnsharp::band::MAX_BANDS;

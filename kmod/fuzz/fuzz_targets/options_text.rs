@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The tc-style option parser: bytes -> words -> parse -> encode/apply/validate -> print ->
 //! reparse. Never panics; on success the kernel's decode agrees with `apply`, and printing
 //! round-trips and is stable.

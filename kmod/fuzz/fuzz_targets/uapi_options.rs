@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The kernel's `TCA_OPTIONS` decoder on arbitrary bytes, from the defaults and from a
 //! configuration with everything changed. Never panics; a failure leaves the configuration
 //! whole; a success is valid and survives dump -> decode and print -> parse.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The xstats decoder on arbitrary bytes (what a tool reads from any kernel). Never panics; what
 //! it accepts re-encodes to the same counters.
 #![no_main]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The engine: the per-qdisc state that the kernel glue drives from enqueue and dequeue. It puts
 //! ECN# marking (§3, per band) together with TCN's classifier, scheduler and rate limiter (§5).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Engine statistics: per-band and qdisc-wide counters, the algorithm half of the qdisc's xstats.
 //!
 //! Plain `u64`/`u32` fields that only ever saturate. The books balance: every packet handed to

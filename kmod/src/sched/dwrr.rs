@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Deficit weighted round robin (TCN section 5, DWRR; Shreedhar and Varghese's DRR with a
 //! quantum per band): backlogged bands wait in a ring; the head band sends while its deficit
 //! covers its head packet, otherwise it gets its quantum and goes to the tail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Scheduling across bands: which backlogged band sends next (TCN section 5, "Packet
 //! Schedulers": SP, DWRR, WFQ, and SP/DWRR, SP/WFQ with strict bands on top).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Strict priority (TCN section 5, SP and the strict part of SP/DWRR and SP/WFQ): band 0 first.
 //!
 //! A bitmap of backlogged bands; the next band is its lowest set bit, so every operation is O(1).

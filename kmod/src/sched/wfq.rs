@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Weighted fair queueing (TCN section 5, WFQ: "a virtual time for the head packet of each
 //! queue", smallest first), self-clocked as in Golestani's SCFQ: the system virtual time is the
 //! finish tag of the packet last served, so no fluid GPS simulation is needed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The kernel glue in miniature, and a deterministic discrete-event simulation around it.
 //!
 //! `VecDeque` FIFOs stand in for the per-band skb queues, a link drains them when it is free and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `libecnsharp_ns3.a`: the ecnsharp core's engine behind a small C ABI, for the ns-3 queue disc
 //! `ns3::EcnSharpQueueDisc` (`ns3/model/`).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One option's value as tc text, for the ns-3 attributes' defaults.
 //!
 //! The core prints whole configurations ([`ecnsharp::options::ConfigText`]) and leaves out what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The kernel side of the ns-3 agreement check: packet schedules driven through the host
 //! simulation harness (`kmod/tests/sim/harness.rs`, the kernel glue in miniature), giving the
 //! verdict and marks of every packet. `ns3/tests/agree.cc` replays the same schedules through

@@ -1,4 +1,10 @@
-//! `q_ecnsharp.so`: the ecnsharp qdisc for iproute2's own `tc` (Debian 12's iproute2 6.1).
+// SPDX-License-Identifier: GPL-2.0-only
+//! `q_ecnsharp.so`: the ecnsharp qdisc for iproute2's own `tc`, 6.1 (Debian 12) to 7.1: the
+//! `struct qdisc_util` layout and every tc function used here are the same in all of them, and
+//! `tests/tc-versions/check.sh` runs the plugin through a tc built from another release. The
+//! library is linked with immediate binding (`-z now`, Rust's default), so a tc that lacks one of
+//! those functions cannot load it at all (the dynamic linker checks at `dlopen`; tc then says
+//! `Unknown qdisc "ecnsharp"`): the plugin never stops half-way through a command.
 //!
 //! A thin adapter, as `q_fq_codel.c` is over its uapi header: the grammar, the netlink encoding
 //! and what is shown all come from the core crate (`options`, `uapi`, `report`). tc finds this
@@ -150,7 +156,7 @@ pub mod tc {
     /// full ecnsharp request (headers, kind, 396 bytes of options) needs under 500 bytes.
     const ADDATTR_MAXLEN: c_int = 1024;
 
-    /// `struct qdisc_util` of iproute2 6.1's tc_util.h: 8 pointer-sized fields.
+    /// `struct qdisc_util` of iproute2's tc_util.h, 6.1 to 7.1 alike: 8 pointer-sized fields.
     #[repr(C)]
     pub struct QdiscUtil {
         next: *mut QdiscUtil,

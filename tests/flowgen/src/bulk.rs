@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `bulk`: one long flow per server address for SECONDS, each asking for an endless response;
 //! per flow, the goodput between OMIT and the end (past slow start), from the bytes read.
 

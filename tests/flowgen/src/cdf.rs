@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Empirical flow-size distribution (bytes, cumulative probability), sampled with linear
 //! interpolation between points, as ns3/workloads/*.cdf are read by the ns-3 scenario.
 

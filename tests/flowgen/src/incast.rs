@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `incast`: FANOUT persistent connections (round robin over the servers, or drawn from
 //! `--targets`) answer QUERIES synchronized queries, each response of a size uniform in
 //! [min, max]; the query completes when the last response has arrived (query completion time,

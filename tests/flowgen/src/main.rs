@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! ecnsharp-flowgen: the traffic of the bench guest's experiments (tests/vm/experiments/).
 //!
 //!   ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]

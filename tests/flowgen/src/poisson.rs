@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `flows`: flows of sizes drawn from a CDF arrive as a Poisson process at LOAD x RATE for
 //! DURATION; each opens a connection to its destination (the next server round robin, or a
 //! weighted draw from `--targets`), requests its size and records its flow completion time

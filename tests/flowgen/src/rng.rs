@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A small seeded generator (xorshift64*), so every scheme sees the same flows for one seed.
 
 pub struct Rng(u64);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `sample`: the root qdisc's queue (backlog bytes, packets, drops) of one device every
 //! INTERVAL, read over rtnetlink (RTM_GETQDISC dump, TCA_STATS2/TCA_STATS_QUEUE), so the queue
 //! is seen every few milliseconds where a `tc` process per sample takes hundreds of them under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `serve`: answer requests on a port, one thread per connection.
 
 use std::net::TcpListener;

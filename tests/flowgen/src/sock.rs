@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Socket options std does not offer.
 
 use std::net::TcpStream;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Summary statistics of completion times.
 
 /// The p-th percentile (0 to 100) by nearest rank; None for no samples.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Where connections go: round robin over `--servers`, or drawn per connection from a weighted
 //! list (`--targets FILE`, lines "WEIGHT ADDR:PORT"). In the virtual-time testbed an address
 //! stands for one sender and one RTT class, so a weighted draw gives every flow its RTT from

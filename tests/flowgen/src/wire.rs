@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The request/response exchange: the client sends the response size as 8 bytes (big endian),
 //! the server answers with that many bytes on the same connection; a connection carries any
 //! number of exchanges.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Valid configuration changes as fast as the kernel takes them: `RTM_NEWQDISC` without create
 //! flags (a `tc qdisc change`), each with a new band count (1 to 6), limit, marking mode,
 //! scheduler and shaper rate. tc itself needs a few hundred milliseconds per command in the

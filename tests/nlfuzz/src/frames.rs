@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Odd Ethernet frames, built byte by byte, and the parser the tap uses to read ECN back.
 
 /// The frame kinds `craft` knows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Hostile `RTM_NEWQDISC`/`RTM_DELQDISC` requests for one ecnsharp qdisc slot.
 //!
 //! Each request is built from a plausible configuration (known attributes, right sizes, values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-nlfuzz`: hostile inputs for the ecnsharp qdisc, run inside the bench guest.
 //!
 //! ```text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A raw `NETLINK_ROUTE` socket: send one request, read its ack (errno and extack message).
 //!
 //! Deliberately no netlink library: the requests are malformed on purpose, and the ack is read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `AF_PACKET` sockets: one that sends hand-built frames through the device's qdisc, and a
 //! tcpdump-like tap (`ETH_P_ALL`) that clones every frame the device transmits.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A small deterministic generator (SplitMix64): one seed replays a whole run, on any machine.
 
 /// SplitMix64 state.

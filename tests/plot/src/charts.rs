@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! SVG charts (plotters) from the measurements: medians joined by lines, min-max bars.
 
 use crate::data::{num, Data};

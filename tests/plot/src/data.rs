@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The measurements `make experiments` collected: one row per measurement
 //! (scenario, variant, scheme, round, metric, value) and the sampled series.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! ecnsharp-plot: turns the measurements of the qemu guest's experiments (DIR/experiments.tsv
 //! and DIR/series.tsv) into DIR/summary.json, DIR/tables.md and SVG plots, and prints one
 //! verdict line per scenario. Usage: ecnsharp-plot DIR

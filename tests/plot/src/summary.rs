@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The summary (JSON), the tables (Markdown) and the one-line-per-scenario verdicts.
 
 use crate::data::{max_before_first, Data, Spread};

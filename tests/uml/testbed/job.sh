@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # One point of the virtual-time testbed, run inside User-Mode Linux by run-in-uml (one boot per
 # point, so points are independent and each is deterministic for its seed):
 #   job.sh SCENARIO=flows SCHEME=S WORKLOAD=websearch|datamining LOAD=L [SHORT_FLOWS=N]

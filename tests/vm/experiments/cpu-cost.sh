@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, guest side: the CPU cost of each qdisc per packet, as the packet rate pktgen
 # reaches through it. pktgen (xmit_mode queue_xmit, so every packet goes through the root
 # qdisc's enqueue and dequeue) sends COUNT 64-byte UDP packets to a dummy device, which frees

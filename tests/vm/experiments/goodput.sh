@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Goodput the TCG guest sustains over veth between two namespaces (iperf3, DCTCP), with 1 and 4
 # flows, for root qdiscs QDISC... on the sender's veth (default: pfifo, fq_codel, ecnsharp), with
 # offloads on and off. All in one boot, so the numbers compare (run-to-run noise is ~10%).

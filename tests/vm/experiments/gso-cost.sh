@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What split_gso costs in CPU: DCTCP through ecnsharp on the sender's veth (TSO/GSO on, a shaper
 # at RATE so every run moves the same bytes per second), split_gso on and off interleaved,
 # ROUNDS rounds in one boot. For each run: goodput, and the guest's CPU time (all CPUs: user,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest-side library of `make experiments` (sourced by tests/vm/experiments/run.sh inside the
 # bench VM): the routed topology, the schemes under one shaper, RTT scaling and tuning, and the
 # result lines the host collects. See docs/results/README.md for the method.

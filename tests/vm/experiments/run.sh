@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make experiments, inside the VM: the ECN# paper's scenarios on the routed topology of lib.sh,
 # every scheme in one boot, ROUNDS interleaved rounds. Prints "R" lines (one measurement each)
 # and "S" lines (queue samples) that tests/experiments.sh collects into docs/results/.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest helpers for the hostile-input suites (qdisc-fuzz, qdisc-stress, qdisc-oddpkts), sourced
 # after lib.sh: background pktgen traffic that starts and stops on demand, balance checks over
 # every ecnsharp qdisc of a device, and the reliability figures the suites print for

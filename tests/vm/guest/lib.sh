@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest-side library for selftests: KTAP output and the test network. Sourced by suites that run
 # inside the bench VM (tests/vm/run-in-vm), where the repository's tests/ tree is at /test.
 

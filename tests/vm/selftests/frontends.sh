@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Front-ends suite: iproute2's tc with q_ecnsharp.so and ecnsharp-tc configure the qdisc and read
 # it back, each agreeing with the other (options, statistics, text and JSON); bad values are
 # refused by the grammar (exit 1) or by the kernel's validation with an extack naming the option
@@ -93,7 +94,7 @@ text_lines() {
 	cat /tmp/t.out
 	grep -q '^qdisc ecnsharp 1: root refcnt 2 limit 1000p bands 3 mode ins+pst+red ' /tmp/t.out &&
 		grep -q '^  marks 0 throttled 0 burst ' /tmp/t.out &&
-		grep -q '^  band 2: enqueued 0 packets 0 bytes 0b qlen 0p backlog 0b$' /tmp/t.out
+		grep -q '^  band 2: enqueued 0 packets 0 bytes 0 qlen 0p backlog 0b$' /tmp/t.out
 }
 json_stats() {
 	tc -s -j qdisc show dev "$DEV" | jq -e '.[0] | .kind == "ecnsharp" and .options.bands == 3 and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Install suite: `make install` on a real host, played in the guest. The host staged it
 # (make install DESTDIR=..., in make bench-artifacts; the tree is /stage here); the guest, which
 # has no make, installs that tree into / with the same pkg/install.sh make install runs, then

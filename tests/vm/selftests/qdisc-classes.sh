@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Bands as tc classes, tc filters steering into them, and GSO split: what prio, ets and cake
 # users expect. Each case first checks that its traffic went where the case says.
 . /test/vm/guest/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Configuration of the ecnsharp qdisc through stock tc (with q_ecnsharp.so), in the manner of the
 # kernel's tc-testing (tdc) cases: defaults, each option read back, replace/change/delete, errors
 # answered with an extack naming the option, and attachment under other qdiscs.

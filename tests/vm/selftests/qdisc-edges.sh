@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Edge paths an operator meets on the first day (issue "Correct under every parent, every change
 # and every band count"): 16-band dumps, peeking parents, the packet shown to a parent's peek,
 # changes that must take effect at once, the shaper's rate with offloads on, and DWRR shares

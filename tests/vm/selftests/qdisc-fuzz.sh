@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Netlink fuzzing in the kernel: ecnsharp-nlfuzz (tests/nlfuzz) sends malformed and extreme
 # RTM_NEWQDISC/RTM_DELQDISC requests on a raw rtnetlink socket (wrong sizes and nesting, missing
 # NLA_F_NESTED, truncated headers, duplicates, unknown attributes, zero and maximal values, size

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Marking on real packets. pktgen puts a burst of N equal packets into an ecnsharp qdisc whose
 # shaper drains them at a known rate, so each packet's sojourn is known in advance: packet k
 # (from 0) leaves when the bucket (BURST bytes, full at the start) plus the tokens earned since

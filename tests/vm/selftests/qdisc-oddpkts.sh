@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Odd packets through ecnsharp: hand-built frames (ecnsharp-nlfuzz craft, an AF_PACKET sender)
 # of every kind a switch port meets: plain IPv4, IPv4 with options, IPv6 with extension headers,
 # 802.1Q and QinQ tagged IPv4, non-IP, IPv4 and IPv6 headers cut short, IPv4 with a header length

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Scheduling between bands on real traffic: pktgen streams with skb->priority 0, 1, 2 (priomap:
 # priority N -> band N) into an ecnsharp qdisc whose shaper (20 Mbit/s) is the bottleneck; bytes
 # sent per band over a window are compared with the configured quanta or weights (within 5%),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Stress: every marking mode with every scheduler, with and without the shaper, under mixed
 # traffic on every band (ECT(0), ECT(1), non-ECT and CE; three priorities; IPv4 and IPv6); then
 # the configuration changed many times a second (bands up and down, rate, limit, mode, scheduler)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Smoke suite: the bench itself works. Boot, module load/unload, two namespaces joined by veth with
 # DCTCP and ECN, a TCP transfer between them, and tc statistics.
 . /test/vm/guest/lib.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Statistics for ratios between schemes: means and nearest-rank percentiles, with bootstrap
 //! 95% intervals over seeds and, within each seed, over flows (a hierarchical bootstrap: seeds
 //! are drawn with replacement, paired between the two schemes as they carry the same arrivals,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! SVG charts of the virtual-time results: lines with 95% interval bars, and CDFs. Every scheme
 //! keeps one color across all charts (the order of `load::SCHEMES`).
 

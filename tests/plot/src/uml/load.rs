@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The virtual-time testbed's collected results (tests/uml/experiments.sh): jobs.tsv (one row
 //! per point and metric) and flows.tsv.gz (one row per completed flow).
 

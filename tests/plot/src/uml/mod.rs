@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-plot uml DIR`: the virtual-time testbed's results (tests/uml/experiments.sh) as
 //! the lines `make experiments` prints, DIR/tables.md (every scheme against DCTCP-RED-Tail, the
 //! paper's figures beside ours), DIR/summary.json and SVG charts. Every ratio has a bootstrap

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the ECN# paper (CoNEXT'19, and its journal version for scheduling) reports for the
 //! figures the virtual-time testbed reproduces, from its text, as ratios to DCTCP-RED-Tail
 //! unless said otherwise. The testbed's tables put ours beside these.
