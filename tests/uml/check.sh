@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make check's virtual-time steps, as TAP lines: the UML bench kernel builds (or is cached) and
 # boots with the module; a short testbed point (six DCTCP flows through ECN# at 10 Gbit/s, 0.3 s)
 # run twice with one seed gives byte-identical outputs, and with another seed different ones (so

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # collect.sh STORE MODEL_KEY OUT: every finished point of OUT/plan.txt (tests/uml/experiments.sh)
 # from the point store into OUT/jobs.tsv (one row per point and metric, with its wall time) and
 # OUT/flows.tsv.gz (one row per flow of the workloads, completed or not). A point that did not

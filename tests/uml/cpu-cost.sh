@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench, User-Mode Linux side (tests/uml/run-in-uml --native): the CPU cost of each qdisc
 # per packet as the packet rate pktgen reaches through it, with the kernel's code running
 # natively on the host CPU (not emulated as under qemu's TCG). pktgen (queue_xmit, so every
