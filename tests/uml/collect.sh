@@ -30,21 +30,24 @@ key() { printf '%s %s %s\n' "$model_key" "$1" "$2" | sha256sum | cut -c1-16; }
 	done <"$out/plan.txt"
 } >"$out/jobs.tsv"
 {
-	printf 'seed\tworkload\tload\tscheme\tsize\tto\tstart_us\tfct_us\n'
+	printf 'seed\tworkload\tload\tvariant\tscheme\tsize\tto\tstart_us\tfct_us\n'
 	while read -r seed args; do
 		case $args in *SCENARIO=flows*) ;; *) continue ;; esac
 		dir="$store/$(key "$seed" "$args")"
 		[ -f "$dir/done" ] || continue
-		w= l= s=
+		w= l= s= v=
 		for a in $args; do
 			case $a in
 			WORKLOAD=*) w=${a#*=} ;;
 			LOAD=*) l=${a#*=} ;;
 			SCHEME=*) s=${a#*=} ;;
+			SCENARIO=*) ;;
+			*) v="$v${v:+,}$a" ;;
 			esac
 		done
+		# The variant ("-" for the headline points) is what a sensitivity point changes.
 		# An unfinished flow has no completion time: "-" (counted, never dropped).
-		jq -r --arg p "$seed	$w	$l	$s" 'select(.size) |
+		jq -r --arg p "$seed	$w	$l	${v:--}	$s" 'select(.size) |
 			"\($p)\t\(.size)\t\(.to)\t\(.start_us)\t\(.fct_us // "-")"' "$dir/flows.jsonl"
 	done <"$out/plan.txt"
 } | gzip -n >"$out/flows.tsv.gz"

@@ -76,6 +76,32 @@ points() {
 			for s in $INCAST_SCHEMES; do echo "$seed SCENARIO=incast SCHEME=$s FANOUT=$n"; done
 		done
 		for s in ecnsharp tcn_tail; do echo "$seed SCENARIO=sched SCHEME=$s"; done
+		[ $plan = full ] || continue
+		# Sensitivity, each its own labelled table (docs/results/uml/README.md):
+		# Figure 2: DCTCP-RED's K from 50 to 250 KB at 3x, web search at load 0.5.
+		for k in 50000 100000 150000 200000; do
+			echo "$seed SCENARIO=flows SCHEME=red_k WORKLOAD=websearch LOAD=0.5 K_BYTES=$k"
+		done
+		# Figure 3: DCTCP-RED at the mean and at the 90th percentile RTT as the spread grows.
+		for v in 2 4 5; do
+			for s in red_tail red_avg; do echo "$seed SCENARIO=flows SCHEME=$s WORKLOAD=websearch LOAD=0.5 SPREAD=$v"; done
+		done
+		# Figure 8: ECN# against DCTCP-RED-Tail at 4x and 5x, web search, every load.
+		for v in 4 5; do
+			for l in $loads; do
+				for s in $VARIATION_SCHEMES; do
+					# (DCTCP-RED-Tail at load 0.5 is Figure 3's point already.)
+					[ "$l" = 0.5 ] && [ "$s" = red_tail ] && continue
+					echo "$seed SCENARIO=flows SCHEME=$s WORKLOAD=websearch LOAD=$l SPREAD=$v"
+				done
+			done
+		done
+		# The first run's buffer (250 packets) for ECN# and the instantaneous schemes.
+		for l in 0.5 0.9; do
+			for s in ecnsharp red_tail tcn_tail codel; do
+				echo "$seed SCENARIO=flows SCHEME=$s WORKLOAD=websearch LOAD=$l LIMIT_PKTS=250 LIMIT_BYTES=378500"
+			done
+		done
 	done
 }
 

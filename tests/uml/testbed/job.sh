@@ -3,6 +3,7 @@
 # One point of the virtual-time testbed, run inside User-Mode Linux by run-in-uml (one boot per
 # point, so points are independent and each is deterministic for its seed):
 #   job.sh SCENARIO=flows SCHEME=S WORKLOAD=websearch|datamining LOAD=L [SHORT_FLOWS=N]
+#          [SPREAD=V] [K_BYTES=K (SCHEME=red_k)] [LIMIT_PKTS=N LIMIT_BYTES=B]
 #   job.sh SCENARIO=long SCHEME=S SPREAD=2|3|5
 #   job.sh SCENARIO=incast SCHEME=S FANOUT=N
 #   job.sh SCENARIO=sched SCHEME=ecnsharp|tcn_tail (three DWRR bands; SCHEME picks the marking)
@@ -36,7 +37,7 @@ else
 		printf "%d %d\n", p + 0.5, s / t + 0.5 }')
 	result rule_p90_us "$1"
 	result rule_mean_us "$2"
-	install "$SCHEME" "$1" "$2" "$1" "$(($1 * 1250))" || fail "install $SCHEME"
+	install "$SCHEME" "$1" "$2" "$1" "$(($1 * 1250))" "$(($2 * 1250))" || fail "install $SCHEME"
 fi
 tc -n sw qdisc show dev out >"$ECNSHARP_OUT/qdisc.txt"
 servers

@@ -111,19 +111,21 @@ dctcp_in_force() {
 	done
 }
 
-# install SCHEME [INS PST INTERVAL K_BYTES]: the scheme on sw's port "out" at RATE; the values
-# override the paper's 3x ones (the 2x/5x rule). ecnsharp's modes shape themselves; Linux's
+# install SCHEME [INS PST INTERVAL K_TAIL K_AVG]: the scheme on sw's port "out" at RATE; the
+# values override the paper's 3x ones (the rule at other spreads). ecnsharp's modes shape themselves; Linux's
 # qdiscs sit under a tbf of the same rate and bucket. The qdisc holding the queue is 10:.
 install() {
 	ins=${2:-$ECNSHARP_INS_US} pst=${3:-$ECNSHARP_PST_US} iv=${4:-$ECNSHARP_INTERVAL_US}
-	k=${5:-$RED_TAIL_K_BYTES}
+	k=${5:-$RED_TAIL_K_BYTES} kavg=${6:-$RED_AVG_K_BYTES}
 	e="ecnsharp rate $RATE burst $BOTTLENECK_BURST limit $LIMIT_PKTS"
 	q="tc -n sw qdisc add dev out"
 	case $1 in
 	ecnsharp) $q root handle 10: $e mode ecnsharp ins_target ${ins}us pst_target ${pst}us \
 		pst_interval ${iv}us ;;
 	red_tail) $q root handle 10: $e mode red k "$k" k_unit bytes ;;
-	red_avg) $q root handle 10: $e mode red k "$RED_AVG_K_BYTES" k_unit bytes ;;
+	red_avg) $q root handle 10: $e mode red k "$kavg" k_unit bytes ;;
+	# DCTCP-RED at a K given by the point (K_BYTES): the threshold sweep of Figure 2.
+	red_k) $q root handle 10: $e mode red k "${K_BYTES:?}" k_unit bytes ;;
 	tcn_tail) $q root handle 10: $e mode tcn ins_target ${TCN_TAIL_US}us ;;
 	tcn_avg) $q root handle 10: $e mode tcn ins_target ${TCN_AVG_US}us ;;
 	codel) $q root handle 10: $e mode codel pst_target ${CODEL_TARGET_US}us \

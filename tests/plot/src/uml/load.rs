@@ -144,6 +144,8 @@ pub struct Flow {
     pub seed: u32,
     pub workload: String,
     pub load: String,
+    /// "-" for the headline points, else what a sensitivity point changes ("SPREAD=5").
+    pub variant: String,
     pub scheme: String,
     pub size: u64,
     /// The RTT class (1-based): the third octet of the server address 10.SENDER.CLASS.1.
@@ -169,8 +171,8 @@ pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
     let mut v = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let [seed, workload, load, scheme, size, to, _start, fct] = f[..] else {
-            return Err(format!("flows line {}: want 8 fields: {line}", i + 1));
+        let [seed, workload, load, variant, scheme, size, to, _start, fct] = f[..] else {
+            return Err(format!("flows line {}: want 9 fields: {line}", i + 1));
         };
         let bad = |what: &str| format!("flows line {}: bad {what}: {line}", i + 1);
         let class = to
@@ -182,6 +184,7 @@ pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
             seed: seed.parse().map_err(|_| bad("seed"))?,
             workload: workload.to_string(),
             load: load.to_string(),
+            variant: variant.to_string(),
             scheme: scheme.to_string(),
             size: size.parse().map_err(|_| bad("size"))?,
             class,
@@ -230,12 +233,12 @@ mod tests {
         assert_eq!(j.variants("flows").len(), 2);
         assert_eq!(var_get("WORKLOAD=websearch,LOAD=0.5", "LOAD"), Some("0.5"));
         assert!(Jobs::parse("h\n1\tx\n").is_err());
-        let f =
-            parse_flows("h\n1\twebsearch\t0.5\tecnsharp\t3000\t10.4.6.1:7000\t12\t250\n").unwrap();
+        let f = parse_flows("h\n1\twebsearch\t0.5\t-\tecnsharp\t3000\t10.4.6.1:7000\t12\t250\n")
+            .unwrap();
         assert_eq!((f[0].class, f[0].size, f[0].fct_us), (6, 3000, Some(250.0)));
-        let u = parse_flows("h\n1\tw\t0.5\ts\t9\t10.1.1.1:7000\t1\t-\n").unwrap();
+        let u = parse_flows("h\n1\tw\t0.5\tSPREAD=5\ts\t9\t10.1.1.1:7000\t1\t-\n").unwrap();
         assert_eq!(u[0].fct_us, None);
-        assert!(parse_flows("h\n1\tw\t0.5\ts\tx\t10.1.1.1:7000\t1\t2\n").is_err());
+        assert!(parse_flows("h\n1\tw\t0.5\t-\ts\tx\t10.1.1.1:7000\t1\t2\n").is_err());
         assert_eq!(classes("70.0:75 210.0:5"), [(70.0, 75.0), (210.0, 5.0)]);
     }
 }

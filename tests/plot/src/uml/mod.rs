@@ -86,6 +86,7 @@ pub fn run(dir: &Path) -> Result<(), String> {
     let mut rng = Rng::new(2019);
     regime(&jobs, &flows, &run_txt, &mut rep);
     flows_section(dir, &jobs, &flows, &mut rep, &mut rng)?;
+    sensitivity_section(&flows, &mut rep, &mut rng);
     long_section(dir, &jobs, &mut rep, &mut rng)?;
     incast_section(dir, &jobs, &mut rep)?;
     sched_section(&jobs, &mut rep);
@@ -141,11 +142,18 @@ fn regime(jobs: &Jobs, flows: &[Flow], run_txt: &str, rep: &mut Report) {
 }
 
 /// FCTs of one (workload, load, scheme) by seed, for flows the filter keeps.
-fn fcts(flows: &[Flow], w: &str, l: &str, s: &str, keep: impl Fn(&Flow) -> bool) -> Vec<Vec<f64>> {
+/// The headline points' variant (the sensitivity points name what they change).
+const HEADLINE: &str = "-";
+
+/// Where flows come from: (workload, load, variant).
+type At<'a> = (&'a str, &'a str, &'a str);
+
+fn fcts(flows: &[Flow], at: At<'_>, s: &str, keep: impl Fn(&Flow) -> bool) -> Vec<Vec<f64>> {
+    let (w, l, v) = at;
     let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
     for f in flows
         .iter()
-        .filter(|f| f.workload == w && f.load == l && f.scheme == s && keep(f))
+        .filter(|f| f.workload == w && f.load == l && f.variant == v && f.scheme == s && keep(f))
     {
         if let Some(fct) = f.fct_us {
             by.entry(f.seed).or_default().push(fct);
@@ -163,7 +171,11 @@ fn flows_section(
 ) -> Result<(), String> {
     let mut points: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for v in jobs.variants("flows") {
-        if let (Some(w), Some(l)) = (var_get(&v, "WORKLOAD"), var_get(&v, "LOAD")) {
+        if let (Some(w), Some(l), 2) = (
+            var_get(&v, "WORKLOAD"),
+            var_get(&v, "LOAD"),
+            v.split(',').count(),
+        ) {
             points.entry(w.to_string()).or_default().push(l.to_string());
         }
     }
@@ -184,12 +196,12 @@ fn flows_section(
         for l in loads {
             let mut line = format!("{w}: load {l}");
             for (name, stat, keep) in kinds {
-                let base = fcts(flows, w, l, BASE, keep);
+                let base = fcts(flows, (w, l, HEADLINE), BASE, keep);
                 for s in &schemes {
                     if s == BASE {
                         continue;
                     }
-                    let a = fcts(flows, w, l, s, keep);
+                    let a = fcts(flows, (w, l, HEADLINE), s, keep);
                     let n = a.iter().map(Vec::len).sum();
                     let r = boot::ratio(&a, &base, stat, rng);
                     let txt = rep.ratio(&format!("{w} load {l} {name} {s}/{BASE}"), r, n);
@@ -206,8 +218,8 @@ fn flows_section(
                 }
                 // ECN#'s own comparison with DCTCP-RED-Avg (the paper's large-flow claim).
                 if name == "large_mean" && schemes.iter().any(|s| s == "red_avg") {
-                    let a = fcts(flows, w, l, "ecnsharp", keep);
-                    let b = fcts(flows, w, l, "red_avg", keep);
+                    let a = fcts(flows, (w, l, HEADLINE), "ecnsharp", keep);
+                    let b = fcts(flows, (w, l, HEADLINE), "red_avg", keep);
                     let n = a.iter().map(Vec::len).sum();
                     let r = boot::ratio(&a, &b, stat, rng);
                     rep.ratio(&format!("{w} load {l} {name} ecnsharp/red_avg"), r, n);
@@ -215,9 +227,9 @@ fn flows_section(
             }
             // Throughput of the flows with the longest RTTs (where a low threshold costs
             // throughput): goodput of flows above 1 MB in the tail RTT classes.
-            let base = goodputs(flows, w, l, BASE, &tail);
+            let base = goodputs(flows, (w, l, HEADLINE), BASE, &tail);
             for s in schemes.iter().filter(|s| *s != BASE) {
-                let a = goodputs(flows, w, l, s, &tail);
+                let a = goodputs(flows, (w, l, HEADLINE), s, &tail);
                 let n = a.iter().map(Vec::len).sum();
                 let r = boot::ratio(&a, &base, Stat::Mean, rng);
                 let txt = rep.ratio(&format!("{w} load {l} tail_rtt_goodput {s}/{BASE}"), r, n);
@@ -227,9 +239,11 @@ fn flows_section(
             }
             let unfinished = flows
                 .iter()
-                .filter(|f| f.workload == *w && f.load == *l && f.fct_us.is_none())
+                .filter(|f| {
+                    f.workload == *w && f.load == *l && f.variant == HEADLINE && f.fct_us.is_none()
+                })
                 .count();
-            let n_short = fcts(flows, w, l, "ecnsharp", |f| f.size < SHORT)
+            let n_short = fcts(flows, (w, l, HEADLINE), "ecnsharp", |f| f.size < SHORT)
                 .iter()
                 .map(Vec::len)
                 .sum::<usize>();
@@ -242,7 +256,7 @@ fn flows_section(
             let series: Vec<(String, Vec<f64>)> = schemes
                 .iter()
                 .map(|s| {
-                    let v = fcts(flows, w, l, s, |f| f.size < SHORT).concat();
+                    let v = fcts(flows, (w, l, HEADLINE), s, |f| f.size < SHORT).concat();
                     (s.clone(), v.iter().map(|x| x / 1e3).collect())
                 })
                 .collect();
@@ -297,11 +311,13 @@ fn tail_classes(jobs: &Jobs) -> Vec<usize> {
 }
 
 /// Goodput (Mbit/s) of flows above 1 MB in the given RTT classes, by seed.
-fn goodputs(flows: &[Flow], w: &str, l: &str, s: &str, classes: &[usize]) -> Vec<Vec<f64>> {
+fn goodputs(flows: &[Flow], at: At<'_>, s: &str, classes: &[usize]) -> Vec<Vec<f64>> {
+    let (w, l, v) = at;
     let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
     for f in flows.iter().filter(|f| {
         f.workload == w
             && f.load == l
+            && f.variant == v
             && f.scheme == s
             && f.size > 1_000_000
             && classes.contains(&f.class)
@@ -313,6 +329,57 @@ fn goodputs(flows: &[Flow], w: &str, l: &str, s: &str, classes: &[usize]) -> Vec
         }
     }
     by.into_values().collect()
+}
+
+/// The sensitivity points (make experiments-full): every scheme at a changed setting against
+/// DCTCP-RED-Tail at the same setting where it ran, else at the headline's; one labelled line
+/// and table row each.
+fn sensitivity_section(flows: &[Flow], rep: &mut Report, rng: &mut Rng) {
+    let mut at: Vec<(String, String, String)> = flows
+        .iter()
+        .filter(|f| f.variant != HEADLINE)
+        .map(|f| (f.variant.clone(), f.workload.clone(), f.load.clone()))
+        .collect();
+    at.sort();
+    at.dedup();
+    if at.is_empty() {
+        return;
+    }
+    rep.table_head("sensitivity: one setting changed (labelled), against DCTCP-RED-Tail");
+    let kinds: [Kind; 3] = [
+        ("short_mean", Stat::Mean, |f| f.size < SHORT),
+        ("short_p99", Stat::P99, |f| f.size < SHORT),
+        ("large_mean", Stat::Mean, |f| f.size > LARGE),
+    ];
+    for (v, w, l) in &at {
+        let mut schemes: Vec<&str> = flows
+            .iter()
+            .filter(|f| f.variant == *v && f.workload == *w && f.load == *l)
+            .map(|f| f.scheme.as_str())
+            .collect();
+        schemes.sort_by_key(|s| load::scheme_rank(s));
+        schemes.dedup();
+        let base_v = if schemes.contains(&BASE) {
+            v.as_str()
+        } else {
+            HEADLINE
+        };
+        for s in schemes.into_iter().filter(|s| *s != BASE) {
+            let mut line = format!(
+                "sensitivity: {v} {w} load {l} {s}/{BASE}{}",
+                if base_v == HEADLINE { "(headline)" } else { "" }
+            );
+            for (name, stat, keep) in kinds {
+                let a = fcts(flows, (w, l, v), s, keep);
+                let b = fcts(flows, (w, l, base_v), BASE, keep);
+                let n = a.iter().map(Vec::len).sum();
+                let r = boot::ratio(&a, &b, stat, rng);
+                let txt = rep.ratio(&format!("{v} {w} load {l} {name} {s}/{BASE}"), r, n);
+                let _ = write!(line, " {name}={txt}");
+            }
+            rep.lines.push(line);
+        }
+    }
 }
 
 /// A per-seed metric of every scheme at a variant of a scenario: scheme -> values by seed.
