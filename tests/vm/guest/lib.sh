@@ -11,12 +11,23 @@ KTAP_N=0
 KTAP_PASS=0
 KTAP_FAIL=0
 KTAP_SKIP=0
+KTAP_PLAN=
 
-# ktap_begin SUITE: start a suite.
+# ktap_begin SUITE [PLAN]: start a suite; PLAN (the number of cases it will run) is declared at
+# once, or with ktap_plan before the first case. The harness (tests/vm/selftests.sh) fails a
+# suite whose plan comes late, is 0, or differs from the cases that ran: a suite cannot skip
+# cases silently, nor pass by dying before its first one.
 ktap_begin() {
 	KTAP_SUITE=$1
 	echo "KTAP version 1"
 	echo "# suite: $1"
+	[ -z "${2:-}" ] || ktap_plan "$2"
+}
+
+# ktap_plan N: declare the plan (once, before the first case).
+ktap_plan() {
+	KTAP_PLAN=$1
+	echo "1..$1"
 }
 
 ktap_ok() {
@@ -66,11 +77,10 @@ check_fails() {
 # diag MSG: a diagnostic line (measurements, context).
 diag() { echo "# $*"; }
 
-# ktap_end: print the plan and totals; exit status says whether every case passed.
+# ktap_end: print the totals; exit status says whether every case passed and the plan held.
 ktap_end() {
-	echo "1..$KTAP_N"
-	echo "# $KTAP_SUITE: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped"
-	[ "$KTAP_FAIL" -eq 0 ]
+	echo "# $KTAP_SUITE: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped (plan ${KTAP_PLAN:-none}, $KTAP_N ran)"
+	[ "$KTAP_FAIL" -eq 0 ] && [ "${KTAP_PLAN:-none}" = "$KTAP_N" ]
 }
 
 # ge A B / gt A B / le A B: integer comparisons usable with check (busybox test handles 64-bit).

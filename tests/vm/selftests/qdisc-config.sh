@@ -3,7 +3,7 @@
 # kernel's tc-testing (tdc) cases: defaults, each option read back, replace/change/delete, errors
 # answered with an extack naming the option, and attachment under other qdiscs.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-config
+ktap_begin qdisc-config 46
 
 ip link add dum0 type dummy && ip link set dum0 up
 D=dum0

@@ -5,7 +5,7 @@
 # when non-ECT packets are dropped at dequeue. Every case first checks that its traffic flowed.
 . /test/vm/guest/lib.sh
 . /test/vm/guest/hostile.sh
-ktap_begin qdisc-edges
+ktap_begin qdisc-edges 36
 
 Q=vq
 # Quiet: exact packet counts, no stray ARP or IPv6 neighbour packet joins a band.

@@ -3,7 +3,7 @@
 # kernel's kmemleak and KASAN watch this suite), change under traffic without loss, limit shrink
 # under a parent (the parents must hear of the drops), peek by a shaping parent, device down.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-lifecycle
+ktap_begin qdisc-lifecycle 25
 
 KO=/lib/modules/ecnsharp/sch_ecnsharp.ko
 Q=vq

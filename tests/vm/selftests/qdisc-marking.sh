@@ -6,7 +6,7 @@
 # are predicted from that schedule and checked against the qdisc's counters and the receiver's
 # (CE seen, checksums valid), within one packet for threshold rules.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-marking
+ktap_begin qdisc-marking 56
 
 RATE=1000000 # bit/s: 8 ms per 1000-byte packet, slow enough that TCG timer jitter is noise
 SIZE=1000
