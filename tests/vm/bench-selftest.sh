@@ -8,7 +8,8 @@
 #   and runs 4, one that prints its plan after its cases, one that declares 1..0;
 # - a debug run whose kmemleak was turned off is not reported as scanned, and reliability.sh
 #   refuses its leaks=0;
-# - no-panics.sh rejects a module with a range slice and one with a copy_from_slice;
+# - no-panics.sh rejects a module with a range slice and one with a copy_from_slice, built for
+#   either kernel;
 # - tests/tap.sh (how make check reads pkg-check.sh and this script) counts a producer that
 #   crashes half way or falls short of its plan as failed;
 # - Kbuild refuses a kernel older than the oldest supported (6.12.29).
@@ -28,7 +29,7 @@ skip() {
 	echo "ok $n bench: $1 # SKIP $2"
 }
 echo "KTAP version 1"
-echo "1..18"
+echo "1..20"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 debug=1
@@ -137,6 +138,29 @@ else
 	result fail "the panic fixture modules build"
 	result fail "the panic fixture modules build"
 fi
+# The same on the debug kernel, where only rustc's undefined-behaviour checks are let through.
+if [ "$debug" -eq 1 ]; then
+	mkdir -p "$tmp/dbg" && cp -r "$VM_DIR/fixtures/panics" "$tmp/dbg/"
+	if make -s -C "$kdir_debug" M="$tmp/dbg/panics" LLVM=1 modules >"$tmp/dbg.log" 2>&1; then
+		for m in panic_slice:slice_index_fail panic_copy:len_mismatch_fail; do
+			"$VM_DIR/no-panics.sh" --ub-checks-only-on-ub "$tmp/dbg/panics/${m%:*}.ko" "$kdir_debug" >"$tmp/np.log" 2>&1
+			rc=$?
+			if [ "$rc" -ne 0 ] && grep -q "${m#*:}" "$tmp/np.log"; then
+				result ok "debug kernel: no-panics rejects ${m%:*}.ko (path through ${m#*:})"
+			else
+				result fail "debug kernel: no-panics rejects ${m%:*}.ko (path through ${m#*:}; got $rc)"
+				sed 's/^/# /' "$tmp/np.log" | tail -n 10
+			fi
+		done
+	else
+		result fail "the panic fixture modules build (debug kernel)"
+		result fail "the panic fixture modules build (debug kernel)"
+		sed 's/^/# /' "$tmp/dbg.log" | tail -n 10
+	fi
+else
+	skip "debug kernel: no-panics rejects panic_slice.ko" "ECNSHARP_SKIP_DEBUG=1"
+	skip "debug kernel: no-panics rejects panic_copy.ko" "ECNSHARP_SKIP_DEBUG=1"
+fi
 
 # tap_run, as make check runs pkg-check.sh and this script.
 for f in crash:1 short:1 good:0; do
@@ -165,4 +189,4 @@ else
 fi
 
 echo "# bench: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$n" -eq 18 ]
+[ "$fail" -eq 0 ] && [ "$n" -eq 20 ]
