@@ -25,9 +25,19 @@ fail=0
 skip=0
 for suite in "${suites[@]}"; do
 	name=$(basename "$suite" .sh)
+	# A suite for one flavour only ("# vm-flavour: debug": fault injection, lockdep) is not booted
+	# on another; the line says so, and counts as neither passed nor failed.
+	only=$(sed -n 's/^# vm-flavour: *\([a-z]*\)$/\1/p' "$suite" | head -n 1)
+	if [ -n "$only" ] && [ "$only" != "$flavour" ]; then
+		echo "# $name: $only kernel only, not run on the $flavour kernel"
+		continue
+	fi
+	# A suite that needs python3 in the guest ("# vm-needs: tdc": the kernel's tdc.py).
+	extra_opts=()
+	grep -q '^# vm-needs: tdc$' "$suite" && extra_opts+=(--tdc)
 	log=$(mktemp)
 	# shellcheck disable=SC2086 # SUITE_ARGS: words passed to every suite (make soak)
-	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" ${SUITE_ARGS:-} >/dev/null
+	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "${extra_opts[@]}" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" | grep -v '^# \[' || true
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')

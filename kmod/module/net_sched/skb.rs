@@ -128,12 +128,13 @@ impl Skb {
         self.shinfo_u16(layout().shinfo_gso_size) != 0
     }
 
-    /// The segments it carries on the wire: `gso_segs` for a GSO packet, else 1, as
-    /// `qdisc_bstats_update` counts them.
+    /// The packets it counts as in the kernel's byte and packet counters: `gso_segs` for a GSO
+    /// packet, else 1, as `qdisc_bstats_update` counts them (0 for a GSO packet whose segments
+    /// the stack has not counted yet, as an `AF_PACKET` sender's unverified ones).
     #[inline]
     pub fn wire_segs(&self) -> u32 {
         if self.is_gso() {
-            u32::from(self.shinfo_u16(layout().shinfo_gso_segs)).max(1)
+            u32::from(self.shinfo_u16(layout().shinfo_gso_segs))
         } else {
             1
         }

@@ -104,8 +104,8 @@ pub struct Head {
     pub ecn: Ecn,
     /// The note [`EnqueueVerdict::Queue`] gave.
     pub note: PacketNote,
-    /// Segments it carries on the wire: `gso_segs` of a GSO packet queued whole, else 1. Class
-    /// packet counters count these, as the kernel's own byte and packet counters do.
+    /// What the kernel's packet counters count it as: `gso_segs` of a GSO packet queued whole,
+    /// else 1. Class packet counters count these, so that they add up to the qdisc's.
     pub segs: u32,
 }
 

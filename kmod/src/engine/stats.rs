@@ -33,9 +33,9 @@ pub struct BandStats {
     pub enqueued_bytes: u64,
     /// Packets sent (returned by `dequeue` as `Send`).
     pub packets: u64,
-    /// Segments those carried on the wire (a GSO packet queued whole counts its `gso_segs`),
-    /// what the kernel's own packet counters count: the class counters `tc -s class show`
-    /// prints, which add up to the qdisc's.
+    /// Those packets as the kernel's own packet counters count them (a GSO packet queued whole
+    /// counts its `gso_segs`): the class counters `tc -s class show` prints, which add up to
+    /// the qdisc's.
     pub segments: u64,
     /// Bytes sent.
     pub bytes: u64,
@@ -111,7 +111,7 @@ impl BandStats {
     #[inline]
     pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos, segs: u32) {
         self.packets = self.packets.wrapping_add(1);
-        self.segments = self.segments.wrapping_add(u64::from(segs.max(1)));
+        self.segments = self.segments.wrapping_add(u64::from(segs));
         self.bytes = self.bytes.wrapping_add(u64::from(len));
         self.sojourn_sum_ns = self.sojourn_sum_ns.saturating_add(sojourn);
         if sojourn > self.sojourn_max_ns {

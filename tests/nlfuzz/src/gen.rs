@@ -357,6 +357,7 @@ impl Generator {
             what = w;
         }
         let mut extra: Vec<u8> = Vec::new();
+        let mut stab = false;
         let mut tcm_cut = None;
         let mut overrun = 0usize;
         if r.chance(15) {
@@ -404,6 +405,7 @@ impl Generator {
                         spec[20..24].copy_from_slice(&r.u32().to_ne_bytes());
                     }
                     extra = nla(TCA_STAB | NLA_F_NESTED, &nla(TCA_STAB_BASE, &spec));
+                    stab = true;
                     what = String::from("size table");
                 }
             }
@@ -449,6 +451,7 @@ impl Generator {
             info: 0,
             options: (with_options && op != Op::Delete).then(|| opts.clone()),
             intact: defect != Defect::Outer,
+            stab,
         };
         let mut bytes = Vec::with_capacity(NLMSG_HDRLEN + body.len());
         bytes.extend(((NLMSG_HDRLEN + body.len()) as u32).to_ne_bytes());
@@ -491,7 +494,12 @@ impl Generator {
             } else {
                 h | (1 + r.below(20) as u32)
             };
-            info = (prio << 16) | PROTO_ALL;
+            // A flush (priority 0) must name no protocol; half of them do, and are refused.
+            info = if prio == 0 && r.chance(50) {
+                0
+            } else {
+                (prio << 16) | PROTO_ALL
+            };
             handle = 0;
             flags = if msg == RTM_NEWTFILTER {
                 NLM_F_CREATE | NLM_F_EXCL
@@ -581,6 +589,7 @@ impl Generator {
                 info,
                 options: None,
                 intact,
+                stab: false,
             },
         }
     }

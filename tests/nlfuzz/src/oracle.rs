@@ -38,6 +38,9 @@ pub struct Shape {
     /// filter, with a well-formed option set), right device, handle and parent from the
     /// fuzzer's own lists. Only these requests are predicted.
     pub intact: bool,
+    /// It carries a size table (`TCA_STAB`): the kernel's `qdisc_change` applies the options
+    /// before it parses the table, so a bad table is refused with the options in force.
+    pub stab: bool,
 }
 
 /// What the kernel must do.
@@ -216,7 +219,8 @@ impl Oracle {
             RTM_NEWTFILTER if prio != 0 && !prios.contains(&prio) => {
                 prios.insert(prio);
             }
-            RTM_DELTFILTER if prio == 0 => prios.clear(),
+            // "Cannot flush filters with protocol, handle or kind set".
+            RTM_DELTFILTER if prio == 0 && req.info & 0xffff == 0 => prios.clear(),
             RTM_DELTFILTER if prios.remove(&prio) => {}
             _ => return Expect::Reject,
         }
@@ -248,6 +252,15 @@ impl Oracle {
                 self.shadows.insert(q.handle, Shadow { cfg, certain });
             }
         }
+    }
+
+    /// What the request's options alone make of the qdisc it changes, if the oracle knows that
+    /// qdisc whole: the configuration a refused request with a size table may leave in force.
+    pub fn options_effect(&self, req: &Shape, qdiscs: &[Tc]) -> Option<Config> {
+        let q = child_at(qdiscs, req.parent)
+            .filter(|q| q.handle == req.handle && q.kind == "ecnsharp")?;
+        let s = self.shadows.get(&q.handle).filter(|s| s.certain)?;
+        decode(&s.cfg, req.options.as_deref()?)
     }
 
     /// Checks the device after a request the kernel answered with `errno`, against `expect`;
@@ -364,6 +377,7 @@ mod tests {
             info: 0,
             options,
             intact: true,
+            stab: false,
         }
     }
 

@@ -5,6 +5,10 @@
 
 MISMATCHES=0
 
+# qdump DEV: every qdisc of DEV with statistics, as JSON, from ecnsharp-tc (tc 6.1 prints invalid
+# JSON for hfsc and qfq parents).
+qdump() { ecnsharp-tc -s -j qdisc show dev "$1"; }
+
 # quiet_pair: after pg_pair, vq sends nothing of its own, so the qdisc sees only pktgen's packets
 # and counts can be exact: both neighbours pinned (no ARP), IPv6 off on vq (no MLD, RS or
 # neighbour advertisements; pktgen builds its IPv6 headers itself).
@@ -50,7 +54,7 @@ bg_stop() {
 # (enqueued = sent + drops + queued; the band records are one snapshot). A failure counts in
 # MISMATCHES and shows the dump.
 balanced_all() {
-	tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || { cat /tmp/dump.json; return 1; }
+	qdump "$1" >/tmp/dump.json 2>&1 || { cat /tmp/dump.json; return 1; }
 	jq -e '[.[] | select(.kind == "ecnsharp") | .bands[] |
 		.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen] | all' \
 		/tmp/dump.json >/dev/null && return 0
@@ -65,7 +69,7 @@ balanced_all() {
 # retried). A failure counts in MISMATCHES.
 settled_balanced() {
 	for _try in 1 2 3 4 5; do
-		tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || break
+		qdump "$1" >/tmp/dump.json 2>&1 || break
 		jq -e '[.[] | select(.kind == "ecnsharp") |
 			([.bands[].packets] | add) == .packets and ([.bands[].qlen] | add) == .qlen and
 			([.bands[].backlog] | add) == .backlog and
