@@ -164,7 +164,13 @@ for kind in $ALL; do
 			sh -c "[ $rc = 0 ] && [ '${t:-0}' = $n ] && [ $((${a:-0} + ${r:-0})) = $n ] && [ '${m:-x}' = 0 ]"
 		check "$kind, seed $seed: traffic flowed during the batch ($BG_OFFERED packets offered)" \
 			gt "${BG_OFFERED:-0}" 0
-		check "$kind, seed $seed: every ecnsharp band balances after the batch" balanced_all $Q
+		# The fuzzer may have deleted every ecnsharp qdisc (the oracle checked each delete):
+		# then there is nothing to balance, and the case says so rather than pass empty.
+		if qdump $Q | jq -e 'any(.[]; .kind == "ecnsharp")' >/dev/null; then
+			check "$kind, seed $seed: every ecnsharp band balances after the batch" balanced_all $Q
+		else
+			ktap_skip "$kind, seed $seed: every ecnsharp band balances after the batch" "no ecnsharp qdisc left after the batch"
+		fi
 		check "$kind, seed $seed: a fresh tree forwards 100 packets, ecnsharp and parent agree" forwards $kind
 		done_here=$((done_here + n))
 	done
