@@ -15,6 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::time::Duration;
 
 use ecnsharp::config::Config;
@@ -30,19 +31,42 @@ use crate::{frames, handle, mac, nl, packet, Args};
 
 const FAIL_NTH: &str = "/proc/thread-self/fail-nth";
 
-/// Arms the Nth fault of this task; `disarm` says whether it fired.
-fn arm(n: u64) -> Result<(), String> {
-    fs::write(FAIL_NTH, n.to_string()).map_err(|e| format!("{FAIL_NTH}: {e}"))
-}
+/// This thread's fail-nth, opened once: arming and reading it through the open file allocates
+/// nothing (opening it would, and would count against the fault armed).
+struct FailNth(fs::File);
 
-/// Whether the fault armed last fired (fail-nth counted down to 0); disarms it if not.
-fn disarm() -> Result<bool, String> {
-    let left = fs::read_to_string(FAIL_NTH).map_err(|e| format!("{FAIL_NTH}: {e}"))?;
-    let fired = left.trim() == "0";
-    if !fired {
-        arm(0)?;
+impl FailNth {
+    fn open() -> Result<FailNth, String> {
+        fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(FAIL_NTH)
+            .map(FailNth)
+            .map_err(|e| format!("{FAIL_NTH}: {e}"))
     }
-    Ok(fired)
+
+    /// Arms the Nth fault of this task.
+    fn arm(&mut self, n: u64) -> Result<(), String> {
+        self.0
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| self.0.write_all(n.to_string().as_bytes()))
+            .map_err(|e| format!("{FAIL_NTH}: {e}"))
+    }
+
+    /// Whether the fault armed last fired (fail-nth counted down to 0); disarms it if not.
+    fn disarm(&mut self) -> Result<bool, String> {
+        let mut buf = [0u8; 32];
+        let n = self
+            .0
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| self.0.read(&mut buf))
+            .map_err(|e| format!("{FAIL_NTH}: {e}"))?;
+        let fired = String::from_utf8_lossy(&buf[..n]).trim() == "0";
+        if !fired {
+            self.arm(0)?;
+        }
+        Ok(fired)
+    }
 }
 
 /// How one request ended.
@@ -97,12 +121,8 @@ impl Target {
 
     /// Sends `msg` on a fresh socket and reads its answer.
     fn send(&self, msg: &[u8], seq: u32) -> Result<Answer, String> {
-        let mut s = Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())?;
-        s.send(msg).map_err(|e| e.to_string())?;
-        Ok(match s.ack(seq) {
-            Ok(ack) => Answer::Ack(ack.errno),
-            Err(_) => Answer::Lost,
-        })
+        let mut s = fresh()?;
+        Ok(send_on(&mut s, msg, seq))
     }
 
     /// The configuration of ecnsharp `handle` under `parent`, if it is there.
@@ -137,6 +157,23 @@ impl Target {
             }
         }
         Ok(())
+    }
+}
+
+fn fresh() -> Result<Socket, String> {
+    Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())
+}
+
+/// Sends `msg` on `s` and reads its answer: the errno of a send refused at the system call
+/// (the request's own buffer could not be allocated), the ack, or none (the socket reported an
+/// error instead of the ack, which could not be allocated).
+fn send_on(s: &mut Socket, msg: &[u8], seq: u32) -> Answer {
+    if let Err(e) = s.send(msg) {
+        return Answer::Ack(e.raw_os_error().unwrap_or(-1));
+    }
+    match s.ack(seq) {
+        Ok(ack) => Answer::Ack(ack.errno),
+        Err(_) => Answer::Lost,
     }
 }
 
@@ -198,15 +235,17 @@ pub fn run(args: &Args) -> Result<bool, String> {
     let big = options(16, 900);
     let (small_cfg, big_cfg) = (config(&small), config(&big));
     let mut total = Tally::default();
+    let mut nth = FailNth::open()?;
 
     // Create: the slot is empty before; afterwards it holds the qdisc asked for, or nothing.
     let mut tally = Tally::default();
     sweep(max, |n| {
         t.settle(None)?;
         let m = t.qdisc_request(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, 10, Some(&small));
-        arm(n)?;
-        let answer = t.send(&m, 10)?;
-        let fired = disarm()?;
+        let mut s = fresh()?;
+        nth.arm(n)?;
+        let answer = send_on(&mut s, &m, 10);
+        let fired = nth.disarm()?;
         tally.note(fired, &answer);
         let got = t.slot()?;
         let ok = match answer {
@@ -227,9 +266,10 @@ pub fn run(args: &Args) -> Result<bool, String> {
     sweep(max, |n| {
         t.settle(Some(&small))?;
         let m = t.qdisc_request(RTM_NEWQDISC, 0, 11, Some(&big));
-        arm(n)?;
-        let answer = t.send(&m, 11)?;
-        let fired = disarm()?;
+        let mut s = fresh()?;
+        nth.arm(n)?;
+        let answer = send_on(&mut s, &m, 11);
+        let fired = nth.disarm()?;
         tally.note(fired, &answer);
         let got = t.slot()?;
         let ok = match answer {
@@ -269,9 +309,9 @@ pub fn run(args: &Args) -> Result<bool, String> {
                 0,
                 &[],
             );
-            arm(n)?;
+            nth.arm(n)?;
             let res = s.dump(&m, 12);
-            let fired = disarm()?;
+            let fired = nth.disarm()?;
             let answer = match &res {
                 Ok(Ok(_)) => Answer::Ack(0),
                 Ok(Err(e)) => Answer::Ack(*e),
@@ -339,9 +379,10 @@ pub fn run(args: &Args) -> Result<bool, String> {
             info,
             &attrs,
         );
-        arm(n)?;
-        let answer = t.send(&m, 14)?;
-        let fired = disarm()?;
+        let mut s = fresh()?;
+        nth.arm(n)?;
+        let answer = send_on(&mut s, &m, 14);
+        let fired = nth.disarm()?;
         tally.note(fired, &answer);
         let prios = t.filters()?;
         let ok = match answer {
@@ -384,9 +425,9 @@ pub fn run(args: &Args) -> Result<bool, String> {
         let mut tally = Tally::default();
         let mut sent = 0u64;
         sweep(max, |n| {
-            arm(n)?;
+            nth.arm(n)?;
             let res = sock.send(&f);
-            let fired = disarm()?;
+            let fired = nth.disarm()?;
             sent += u64::from(res.is_ok());
             tally.note(
                 fired,
