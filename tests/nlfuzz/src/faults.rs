@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
 use ecnsharp::config::Config;
@@ -45,11 +45,10 @@ impl FailNth {
             .map_err(|e| format!("{FAIL_NTH}: {e}"))
     }
 
-    /// Arms the Nth fault of this task.
+    /// Arms the Nth fault of this task (the file cannot seek: written and read at offset 0).
     fn arm(&mut self, n: u64) -> Result<(), String> {
         self.0
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| self.0.write_all(n.to_string().as_bytes()))
+            .write_all_at(n.to_string().as_bytes(), 0)
             .map_err(|e| format!("{FAIL_NTH}: {e}"))
     }
 
@@ -58,8 +57,7 @@ impl FailNth {
         let mut buf = [0u8; 32];
         let n = self
             .0
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| self.0.read(&mut buf))
+            .read_at(&mut buf, 0)
             .map_err(|e| format!("{FAIL_NTH}: {e}"))?;
         let fired = String::from_utf8_lossy(&buf[..n]).trim() == "0";
         if !fired {
