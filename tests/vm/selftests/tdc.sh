@@ -12,7 +12,7 @@
 
 CASES=/test/tdc/ecnsharp.json
 n=$(jq length $CASES)
-ktap_begin tdc $((n + 2))
+ktap_begin kernel-tdc $((n + 2))
 check "python3 and the kernel's tdc.py in the guest" sh -c "[ -x /usr/bin/python3 ] && [ -f /usr/share/tc-testing/tdc.py ]"
 
 # tdc writes its results and reads its configuration next to itself: a copy in /tmp, with this
