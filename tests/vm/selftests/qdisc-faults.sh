@@ -93,7 +93,7 @@ for kind in $KINDS; do
 		# does) add up to the qdisc.
 		gso_books() {
 			balanced_all $Q || return 1
-			_cls=$(tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
+			_cls=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
 			_q=$(qstat $Q packets)
 			[ "$_cls" = "$_q" ] || { MISMATCHES=$((MISMATCHES + 1)); echo "classes $_cls packets, qdisc $_q"; return 1; }
 		}

@@ -208,34 +208,38 @@ check "ecnsharp: persistent marks as predicted" pst_as_predicted 10000 40000 sqr
 check "ecnsharp: both rules fired on some packets" sh -c "[ $(($(bstat $Q 0 marks_by_cause.ins) + $(bstat $Q 0 marks_by_cause.pst))) -gt $(bstat $Q 0 marks) ]"
 check "ecnsharp: a packet is marked once even when both rules fire (receiver's CE = marks)" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
-# ---- Queue-length rules, with the queue built before anything leaves: the shaper at 8 kbit/s
-# lets the bucket's 3 packets go at once and the next only a second later, and a change to
-# 1 Mbit/s releases the rest once all N have arrived. pktgen sends the N within a fraction of a
-# millisecond, a thousand times less than the second the 4th packet waits, so arrival k (from
-# 0) finds exactly k - 3 packets queued. The held packets leave one by one from a queue of
-# N - 3 or less, and one that the shaper let go before the release left a queue longer still:
-# either way N - K - 2 leave a queue of K or more. Exact counts, no tolerance for timing.
-# held_burst OPTIONS: a fresh qdisc holding N ECT(0) packets, then released and drained.
+# ---- Queue-length rules, with the queue built before anything leaves: on 9000-byte MTUs a
+# 9000-byte not-ECT plug leaves at once and puts the bucket (1000 bytes at 8 kbit/s) 8 KB in
+# debt, 9 s before the next packet may leave; the N test packets (sent within a fraction of a
+# millisecond) then all wait, and a change to 1 Mbit/s releases them. So arrival k (from 0)
+# finds exactly k packets queued, and the N leave one by one from queues of N down to 1: exact
+# counts, no tolerance for timing (an earlier version let the bucket's first packets go as they
+# came, and one of them left a longer queue once: 29 marks for 28).
+# held_burst OPTIONS: a fresh qdisc holding N ECT(0) packets behind the plug, then released.
 held_burst() {
+	ip link set $Q mtu 9000 && ip -n rcv link set vr mtu 9000 || return 1
 	tc qdisc del dev $Q root 2>/dev/null
-	tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit burst $BURST limit 10000 "$@" || return 1
+	tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit burst 1000 limit 10000 "$@" || return 1
+	pg_send 1 9000 "tos 00" || return 1
 	pg_counted $N $SIZE "tos 02" || return 1
 	_t=0
-	until [ "$(bstat $Q 0 enqueued)" = $N ]; do
+	until [ "$(bstat $Q 0 enqueued)" = $((N + 1)) ]; do
 		_t=$((_t + 1))
-		[ $_t -gt 600 ] && { echo "only $(bstat $Q 0 enqueued) of $N arrived"; return 1; }
+		[ $_t -gt 600 ] && { echo "only $(bstat $Q 0 enqueued) of $((N + 1)) arrived"; return 1; }
 		sleep 0.1
 	done
+	[ "$(bstat $Q 0 packets)" = 1 ] || { echo "$(bstat $Q 0 packets) left before the release, not the plug alone"; return 1; }
 	tc qdisc change dev $Q root handle 1: ecnsharp rate ${RATE}bit || return 1
 	wait_drained $Q 30
 	pg_stop_all $PG_PID >/dev/null
+	ip link set $Q mtu 1500 && ip -n rcv link set vr mtu 1500
 }
 # DCTCP-RED: queue length > K at enqueue (before the arriving packet).
-check "red: burst held, then released" held_burst mode red k 10
-check "red: packets arriving to more than K queued are marked" near "$(bstat $Q 0 marks_by_cause.red)" $((N - 14)) 0
+check "red: burst held behind a plug, then released" held_burst mode red k 10
+check "red: packets arriving to more than K queued are marked" near "$(bstat $Q 0 marks_by_cause.red)" $((N - 10 - 1)) 0
 # Dequeue marking: queue length (with the leaving packet) >= K when it leaves.
-check "dequeue: burst held, then released" held_burst mode dequeue k 10
-check "dequeue: packets leaving a queue of K or more are marked" near "$(bstat $Q 0 marks_by_cause.deq)" $((N - 10 + 1 - 3)) 0
+check "dequeue: burst held behind a plug, then released" held_burst mode dequeue k 10
+check "dequeue: packets leaving a queue of K or more are marked" near "$(bstat $Q 0 marks_by_cause.deq)" $((N - 10 + 1)) 0
 
 # ---- Probabilistic: linear from 0 at tmin to pmax at tmax; the expected count and its spread
 # come from the predicted sojourns.

@@ -156,7 +156,7 @@ check "split_gso on again" tc qdisc change dev $Q root ecnsharp split_gso on
 # the classes (tc -s class show) add up to the generic packet count: a GSO packet held whole
 # counts in both as the kernel's bstats count it (its gso_segs).
 books() {
-	_cls=$(tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
+	_cls=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
 	qjson $Q | jq -e --argjson cls "${_cls:-null}" '
 		all(.bands[]; .enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)
 		and ([.bands[].qlen] | add) == .qlen and ([.bands[].backlog] | add) == .backlog
@@ -166,15 +166,19 @@ books() {
 check "counters balance after all of it; the classes add up to the qdisc, GSO packets too" books
 
 # Marks at enqueue (mode red, k 1): a frame is marked when it joins a band holding more than one
-# packet. A shaper at 8 bit/s with a one-packet bucket holds them: of three 1392-byte frames the
-# first leaves, two stay, and every test frame finds them ahead; a change to 1 Gbit/s then lets
-# everything go.
-check "mode red k 1 behind a shaper" tc qdisc change dev $Q root ecnsharp mode red k 1 burst 1514 rate 8bit
+# packet. The shaper holds them: on 9000-byte MTUs a 9014-byte frame leaves at once and puts the
+# bucket (1514 bytes at 8 kbit/s) 7.5 KB in debt, 9 s of tokens; two 1392-byte frames then stay
+# queued, and every test frame finds them ahead however slowly the guest sends; a change to
+# 1 Gbit/s then lets everything go.
+check "mode red k 1 behind a shaper at 8 kbit/s, MTU 9000" sh -c "
+	/usr/sbin/ip link set $Q mtu 9000 && /usr/sbin/ip -n rcv link set vr mtu 9000 &&
+	/usr/sbin/tc qdisc change dev $Q root ecnsharp mode red k 1 burst 1514 rate 8kbit"
 # send_red KIND: the frames that hold the band, then N frames of KIND (send's deltas).
 send_red() {
-	tc qdisc change dev $Q root ecnsharp rate 8bit || return 1
-	ecnsharp-nlfuzz craft --dev $Q --dst-mac "$PG_MAC" --kind ipv4 --count 3 --size 1350 --priority $PRIO \
-		>/dev/null 2>&1 || return 1
+	tc qdisc change dev $Q root ecnsharp rate 8kbit || return 1
+	ecnsharp-nlfuzz craft --dev $Q --dst-mac "$PG_MAC" --kind jumbo --count 1 --priority $PRIO >/dev/null 2>&1 &&
+		ecnsharp-nlfuzz craft --dev $Q --dst-mac "$PG_MAC" --kind ipv4 --count 2 --size 1350 --priority $PRIO \
+			>/dev/null 2>&1 || return 1
 	SEND_AFTER="tc qdisc change dev $Q root ecnsharp rate 1gbit" send "$1"
 }
 RED="ipv4 ipv6-ext vlan qinq vlan6"
@@ -190,6 +194,7 @@ for kind in gso gso6; do
 		sh -c "[ $D_ENQ = $((8 * N)) ] && [ $D_MARK = $((8 * N)) ] && [ $D_SENT = $((8 * N + 2)) ]"
 	check "red, $kind: the receiver saw CE on every segment" sh -c "[ $(gso_rx $kind) -ge $((8 * N)) ]"
 done
+jumbo_mtu 1500
 tc qdisc del dev $Q root
 pg_teardown
 check "module unloads" rmmod sch_ecnsharp
