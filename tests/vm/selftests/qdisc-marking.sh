@@ -209,8 +209,8 @@ check "ecnsharp: both rules fired on some packets" sh -c "[ $(($(bstat $Q 0 mark
 check "ecnsharp: a packet is marked once even when both rules fire (receiver's CE = marks)" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
 # ---- Queue-length rules, with the queue built before anything leaves: on 9000-byte MTUs a
-# 9000-byte not-ECT plug leaves at once and puts the bucket (1000 bytes at 8 kbit/s) 8 KB in
-# debt, 9 s before the next packet may leave; the N test packets (sent within a fraction of a
+# 9000-byte not-ECT plug leaves at once and puts the bucket (1514 bytes, the least, at
+# 8 kbit/s) 7.5 KB in debt, 8.5 s before the next packet may leave; the N test packets (sent within a fraction of a
 # millisecond) then all wait, and a change to 1 Mbit/s releases them. So arrival k (from 0)
 # finds exactly k packets queued, and the N leave one by one from queues of N down to 1: exact
 # counts, no tolerance for timing (an earlier version let the bucket's first packets go as they
@@ -219,7 +219,7 @@ check "ecnsharp: a packet is marked once even when both rules fire (receiver's C
 held_burst() {
 	ip link set $Q mtu 9000 && ip -n rcv link set vr mtu 9000 || return 1
 	tc qdisc del dev $Q root 2>/dev/null
-	tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit burst 1000 limit 10000 "$@" || return 1
+	tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit burst 1514 limit 10000 "$@" || return 1
 	pg_send 1 9000 "tos 00" || return 1
 	pg_counted $N $SIZE "tos 02" || return 1
 	_t=0
