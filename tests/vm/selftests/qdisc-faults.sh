@@ -93,7 +93,7 @@ for kind in $KINDS; do
 		# does) add up to the qdisc.
 		gso_books() {
 			balanced_all $Q || return 1
-			_cls=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
+			_cls=$(tc -s class show dev $Q | awk '$1 == "class" { c = ($2 == "ecnsharp") } c && $1 == "Sent" { s += $4; c = 0 } END { print s + 0 }')
 			_q=$(qstat $Q packets)
 			[ "$_cls" = "$_q" ] || { MISMATCHES=$((MISMATCHES + 1)); echo "classes $_cls packets, qdisc $_q"; return 1; }
 		}
