@@ -32,8 +32,12 @@ dumper() {
 			_bad=$((_bad + 1))
 			[ $_bad -le 2 ] && head -c 600 /tmp/conc-q.json >>/tmp/dumper.bad
 		fi
-		if ! tc -s -j class show dev $Q >/tmp/conc-c.json 2>&1 ||
-			! jq -e 'length >= 3' /tmp/conc-c.json >/dev/null; then
+		# The class dump read as text: `tc -s -j class show` printed text here (prio and ecnsharp
+		# classes alike, iproute2 6.1), so jq refused every one. Both children's bands, prio's classes.
+		if ! tc -s class show dev $Q >/tmp/conc-c.json 2>&1 ||
+			! grep -q '^class ecnsharp 10:1 ' /tmp/conc-c.json ||
+			! grep -q '^class ecnsharp 20:1 ' /tmp/conc-c.json ||
+			! grep -q '^class prio 1:2 ' /tmp/conc-c.json; then
 			_bad=$((_bad + 1))
 			[ $_bad -le 2 ] && head -c 600 /tmp/conc-c.json >>/tmp/dumper.bad
 		else
