@@ -13,6 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tests/vm/lib.sh
+. tests/tap.sh
 
 pass=0
 fail=0
@@ -62,9 +63,17 @@ if [ "$cargo_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 	tail -n 40 "$out/cargo-test.log" | sed 's/^/# /'
 fi
 
+# tap NAME CMD...: a TAP producer on the host, its exit status and plan honoured (tests/tap.sh).
+tap() {
+	local name=$1
+	shift
+	tap_run "$name" "$out/tap.log" "$@"
+	pass=$((pass + TAP_PASS))
+	fail=$((fail + TAP_FAIL))
+}
+
 # Packaging (dkms.conf, make install/uninstall, tc's plugin directory): host-side, about 2 s.
-tests/pkg-check.sh 2>&1 | tee "$out/pkg.log" | grep -E '^(ok|not ok|#)'
-count "$out/pkg.log"
+tap "packaging (tests/pkg-check.sh)" tests/pkg-check.sh
 
 if [ -x kmod/fuzz/run.sh ]; then
 	step "fuzz targets run ${FUZZ_SECONDS:-20}s each without a crash" kmod/fuzz/run.sh "${FUZZ_SECONDS:-20}"
@@ -78,16 +87,23 @@ kernel_clippy() {
 	make -s module-clippy KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out"
 }
 step "module clean under the kernel's clippy (make CLIPPY=1)" kernel_clippy
+# no_panics FLAVOUR: the module as built for that kernel, through no-panics.sh's call graph (the
+# debug kernel's carries rustc's undefined-behaviour checks, which only fire on UB).
 no_panics() {
-	make -s bench-artifacts KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out/ko" &&
-		tests/vm/no-panics.sh "$out/ko/sch_ecnsharp.ko"
+	local kdir ub=
+	[ "$1" = default ] || ub=--ub-checks-only-on-ub
+	kdir=$(tests/vm/build-kernel.sh "$1" 2>/dev/null) &&
+		make -s bench-artifacts KDIR="$kdir" BENCH_OUT="$out/ko-$1" &&
+		tests/vm/no-panics.sh $ub "$out/ko-$1/sch_ecnsharp.ko" "$kdir"
 }
-step "no code path of sch_ecnsharp.ko can panic (objdump)" no_panics
-tests/vm/bench-selftest.sh 2>&1 | tee "$out/bench.log" | grep -E '^(ok|not ok|#)'
-count "$out/bench.log"
+step "no code path of sch_ecnsharp.ko (default kernel) can reach a panic (call graph)" no_panics default
+tap "the bench's own tests (tests/vm/bench-selftest.sh)" tests/vm/bench-selftest.sh
 
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
 count "$out/vm.log"
+# The kernel's own tc-testing (tdc.py) on ecnsharp's cases, from the tdc suite's summary.
+tdc=$(sed -n 's/^# tdc: \([0-9]* passed, [0-9]* failed\).*/\1/p' "$out/vm.log" | tail -n 1)
+echo "tdc: ${tdc:-0 passed, 0 failed (tdc did not run)}"
 
 # The virtual-time bench (User-Mode Linux): its kernel builds, a short testbed point is
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
@@ -104,9 +120,11 @@ count "$out/deb.log"
 # (then it is reported as a skip, never as a pass).
 if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
 	step "debug kernel builds or is cached" tests/vm/build-kernel.sh debug
+	step "no code path of sch_ecnsharp.ko (debug kernel) can reach a panic (call graph)" no_panics debug
 	# qdisc-classes is pure counting; qdisc-edges, like qdisc-marking and qdisc-sched, waits on the
 	# guest's clock (a 1 s pst_interval, iperf rates) and runs on the default kernel only.
-	debug_suites="smoke qdisc-config qdisc-lifecycle qdisc-stress qdisc-fuzz qdisc-oddpkts qdisc-classes frontends"
+	# qdisc-faults and qdisc-concurrency need the debug kernel (fault injection, lockdep).
+	debug_suites="smoke qdisc-config qdisc-lifecycle qdisc-stress qdisc-fuzz qdisc-faults qdisc-concurrency qdisc-oddpkts qdisc-classes frontends"
 	# 30 minutes per suite: on a quiet host the slowest (qdisc-fuzz, 10,000 requests) takes about
 	# 5; with a second VM on the same two cores it took over 15 and hit the old 900 s limit.
 	# shellcheck disable=SC2046
@@ -115,7 +133,7 @@ if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
 	count "$out/vm-debug.log"
 	line=$(tests/reliability.sh "$out/vm-debug.log")
 	echo "$line"
-	step "reliability: fuzz_tried >= 10000, no splat, no leak, every debug run scanned by kmemleak, counters balance" \
+	step "reliability: fuzz_tried >= 10000, faults injected, no oracle mismatch, no splat, no leak, every debug run scanned by kmemleak, counters balance" \
 		tests/reliability.sh --check "$out/vm-debug.log"
 elif [ "${ECNSHARP_ALLOW_SKIP:-0}" = 1 ]; then
 	echo "ok - debug kernel suites # SKIP ECNSHARP_SKIP_DEBUG=1 with ECNSHARP_ALLOW_SKIP=1"

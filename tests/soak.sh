@@ -5,7 +5,8 @@
 # make check: "reliability: fuzz_tried=N ... counter_mismatches=N". Not part of make check (CI).
 # Each round: qdisc-fuzz with FUZZ_REQUESTS requests (default 5000, seed = the round number; a
 # round of 20000 outlasted its 3600 s limit on a host loaded by other VMs), qdisc-stress with STRESS_SECONDS of traffic per run (default 10), qdisc-oddpkts with 200
-# frames of each kind. Exit 0 only if every case of every round passed and the figures are clean.
+# frames of each kind, qdisc-faults. Exit 0 only if every case of every round passed and the
+# figures are clean.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:-${SOAK_MINUTES:-60}}
@@ -24,6 +25,8 @@ while [ "$SECONDS" -lt "$end" ]; do
 	SUITE_TIMEOUT=3600 SUITE_ARGS="$secs" tests/vm/selftests.sh --flavour debug tests/vm/selftests/qdisc-stress.sh
 	[ "$SECONDS" -lt "$end" ] || break
 	SUITE_TIMEOUT=1800 SUITE_ARGS=200 tests/vm/selftests.sh --flavour debug tests/vm/selftests/qdisc-oddpkts.sh
+	[ "$SECONDS" -lt "$end" ] || break
+	SUITE_TIMEOUT=1800 tests/vm/selftests.sh --flavour debug tests/vm/selftests/qdisc-faults.sh
 done 2>&1 | tee "$log" | grep -E '^(not ok|# (soak|reliability|vm-log|vm selftests))'
 fail=$(grep -c '^not ok' "$log")
 round=$(grep -c '^# soak round' "$log")

@@ -16,6 +16,7 @@ use crate::net_sched::{
     self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbCb,
     SkbFifo, SkbRef, ToFree,
 };
+use crate::token_bucket::Device;
 use crate::uapi;
 use kernel::init::Zeroable;
 use kernel::prelude::*;
@@ -40,9 +41,13 @@ pub(crate) struct EcnSharp {
 // zeroed engine has nothing queued and a configuration that `init` replaces before any use.
 unsafe impl Zeroable for EcnSharp {}
 
-/// `-EMSGSIZE`: the dump does not fit the message (the `kernel` crate has no constant for it).
-fn emsgsize() -> Error {
-    Error::from_errno(-(crate::bindings::ECNSHARP_SHIM_EMSGSIZE as i32))
+/// The device under `sch` as the shaper needs it: read at init, change, and when a packet
+/// longer than the MTU known waits for tokens (an MTU raised under a running qdisc).
+fn device(sch: &Qdisc<'_>) -> Device {
+    Device {
+        mtu: sch.mtu(),
+        tx_queue_len: sch.tx_queue_len(),
+    }
 }
 
 impl EcnSharp {
@@ -131,6 +136,11 @@ impl EcnSharp {
                 self.engine.flush_band(band);
                 continue;
             };
+            if head_len > self.engine.device().mtu {
+                // The MTU may have been raised since init or the last change (GSO packets queued
+                // whole also pass here, at one call each): the default burst follows it.
+                self.engine.refresh_device(device(sch), now);
+            }
             if let Some(at) = self.engine.shaper_delay(now, head_len) {
                 sch.overlimit();
                 sch.watchdog_schedule(at);
@@ -141,10 +151,50 @@ impl EcnSharp {
     }
 }
 
+impl EcnSharp {
+    /// The band whose head a parent's peek is shown, now promised: the scheduler's choice once
+    /// the shaper lets it go. A promised packet is always sent, so the `non_ect drop` policy is
+    /// applied here, when the packet is chosen: a non-ECT head that a marking rule fires on at
+    /// this moment is dropped (as dequeue would drop it) and the next one considered. So the
+    /// policy holds under a parent that peeks (tbf, drr, ets, hfsc, qfq) as it does at the root.
+    fn choose_for_peek(&mut self, sch: &mut Qdisc<'_>) -> Option<Band> {
+        let now = net_sched::now_ns();
+        let mut drops = 0;
+        loop {
+            let (band, head_len) = self.next_band(sch, now)?;
+            let fifo = &mut self.fifos[band.index()];
+            let cb = fifo.head_cb()?;
+            let head = Head {
+                len: head_len,
+                enqueued_at: cb.enqueue_time,
+                ecn: Ecn::from_dsfield(cb.ecn),
+                note: PacketNote::from_bits(cb.note),
+                segs: 1,
+            };
+            if !self.engine.nonect_drop_due(now, band, &head) {
+                // `Band::index` is below MAX_BANDS (16), so this cannot overflow a u8.
+                self.promised = band.index() as u8 + 1;
+                return Some(band);
+            }
+            let skb = fifo.pop()?;
+            self.engine
+                .drop_due_head(now, band, &head, fifo.head_len());
+            sch.drop_queued(skb);
+            drops += 1;
+            if drops >= MAX_DROPS_PER_DEQUEUE {
+                // Let the stack run; the watchdog brings the parent back at once.
+                sch.watchdog_schedule(now);
+                return None;
+            }
+        }
+    }
+}
+
 impl QdiscOps for EcnSharp {
     const ID: &'static core::ffi::CStr = c"ecnsharp";
     const OPTIONS_MAX: usize = uapi::OPTIONS_MAX_SIZE;
     const XSTATS_MAX: usize = uapi::XSTATS_MAX_SIZE;
+    const XSTATS_MIN: usize = uapi::XSTATS_HEADER_SIZE;
     const CLASSFUL: bool = true;
     const CLASS_XSTATS_MAX: usize = uapi::CLASS_XSTATS_SIZE;
 
@@ -160,7 +210,7 @@ impl QdiscOps for EcnSharp {
         };
         // In place: the engine is too large to build on the stack and copy.
         self.engine
-            .init_seeded(&cfg, net_sched::random_u32(), sch.mtu());
+            .init_seeded(&cfg, net_sched::random_u32(), device(sch));
         sch.set_classes(u32::from(cfg.bands));
         Ok(())
     }
@@ -175,7 +225,7 @@ impl QdiscOps for EcnSharp {
                 while self.drop_head(sch, band) {}
             }
         }
-        self.engine.configure(&cfg, now);
+        self.engine.configure(&cfg, now, device(sch));
         sch.set_classes(u32::from(cfg.bands));
         // A new scheduler or band count may pick another band: a parent peeks afresh.
         self.promised = 0;
@@ -217,8 +267,12 @@ impl QdiscOps for EcnSharp {
                     }
                     Enqueued::segments(packets, bytes, orig_len)
                 }
-                // Could not segment (no memory): dropped and counted.
-                Err(skb) => to_free.drop(skb),
+                // Could not segment (no memory): queued whole, as with `split_gso off`; the
+                // device segments it after the qdisc. Nothing is lost here, nothing uncounted.
+                Err(skb) => match self.enqueue_one(skb, band, to_free) {
+                    Ok(len) => Enqueued::queued(len),
+                    Err(dropped) => dropped,
+                },
             };
         }
         match self.enqueue_one(skb, band, to_free) {
@@ -257,6 +311,7 @@ impl QdiscOps for EcnSharp {
                 // As enqueue left it: nothing else changes a queued packet's header.
                 ecn: Ecn::from_dsfield(cb.ecn),
                 note: PacketNote::from_bits(cb.note),
+                segs: skb.wire_segs(),
             };
             let next_head_len = fifo.head_len();
             let verdict =
@@ -288,37 +343,29 @@ impl QdiscOps for EcnSharp {
             .filter(|band| !self.fifos[band.index()].is_empty());
         let band = match promised {
             Some(band) => band,
-            None => {
-                let (band, _) = self.next_band(sch, net_sched::now_ns())?;
-                // `Band::index` is below MAX_BANDS (16), so this cannot overflow a u8.
-                self.promised = band.index() as u8 + 1;
-                band
-            }
+            None => self.choose_for_peek(sch)?,
         };
         self.fifos[band.index()].head()
     }
 
-    fn reset(&mut self, _sch: &mut Qdisc<'_>) -> u32 {
-        let mut freed = 0u32;
+    fn reset(&mut self, _sch: &mut Qdisc<'_>) {
         for fifo in self.fifos.iter_mut() {
             while let Some(skb) = fifo.pop() {
                 drop(skb);
-                freed = freed.saturating_add(1);
             }
         }
         self.promised = 0;
         self.engine.reset();
-        freed
     }
 
-    fn dump(&self, out: &mut [u8]) -> Result<usize> {
-        uapi::encode_options(self.engine.config(), out).map_err(|_| emsgsize())
+    fn dump(&self, out: &mut [u8]) -> Option<usize> {
+        uapi::encode_options(self.engine.config(), out).ok()
     }
 
-    fn dump_stats(&self, out: &mut [u8]) -> Result<usize> {
+    fn dump_stats(&self, out: &mut [u8]) -> Option<usize> {
         self.engine
-            .encode_xstats(net_sched::now_ns(), out)
-            .map_err(|_| emsgsize())
+            .encode_xstats_fitting(net_sched::now_ns(), out)
+            .ok()
     }
 
     fn class_stats(&self, class: u32, out: &mut [u8]) -> Option<(ClassStats, usize)> {
@@ -327,7 +374,9 @@ impl QdiscOps for EcnSharp {
         let b = self.engine.band_stats(band);
         let counters = ClassStats {
             bytes: b.bytes,
-            packets: b.packets,
+            // On the wire, as the qdisc's own counter: a GSO packet queued whole counts its
+            // segments, so the classes add up to the qdisc.
+            packets: b.segments,
             qlen: b.qlen,
             backlog: u32::try_from(b.backlog).unwrap_or(u32::MAX),
             drops: u32::try_from(b.drops()).unwrap_or(u32::MAX),

@@ -66,6 +66,7 @@ static void ecnsharp_fill_layout(void)
 	BUILD_BUG_ON(FIELD_SIZE(struct sk_buff, end) != 4);
 	BUILD_BUG_ON(FIELD_SIZE(struct qdisc_skb_cb, pkt_len) != 4);
 	BUILD_BUG_ON(FIELD_SIZE(struct skb_shared_info, gso_size) != 2);
+	BUILD_BUG_ON(FIELD_SIZE(struct skb_shared_info, gso_segs) != 2);
 	/* The enqueue time is read as an aligned u64. */
 	BUILD_BUG_ON((offsetof(struct sk_buff, cb) + offsetof(struct qdisc_skb_cb, data) +
 		      offsetof(struct ecnsharp_skb_cb, enqueue_time)) % 8);
@@ -85,6 +86,7 @@ static void ecnsharp_fill_layout(void)
 	l->skb_note = data + offsetof(struct ecnsharp_skb_cb, note);
 	l->skb_ecn = data + offsetof(struct ecnsharp_skb_cb, ecn);
 	l->shinfo_gso_size = offsetof(struct skb_shared_info, gso_size);
+	l->shinfo_gso_segs = offsetof(struct skb_shared_info, gso_segs);
 }
 
 static int ecnsharp_init(struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
@@ -223,6 +225,7 @@ int ecnsharp_shim_register(const char *id, const struct ecnsharp_shim_ops *ops,
 	BUILD_BUG_ON(ECNSHARP_SHIM_NET_XMIT_SUCCESS != NET_XMIT_SUCCESS);
 	BUILD_BUG_ON(ECNSHARP_SHIM_NET_XMIT_DROP != NET_XMIT_DROP);
 	BUILD_BUG_ON(ECNSHARP_SHIM_EMSGSIZE != EMSGSIZE);
+	BUILD_BUG_ON(ECNSHARP_SHIM_EINVAL != EINVAL);
 	/* The private area is aligned at least as kmalloc guarantees: the state cannot ask for more. */
 	if (!rust_priv_align || rust_priv_align > ARCH_KMALLOC_MINALIGN ||
 	    (rust_priv_align & (rust_priv_align - 1)))
@@ -344,11 +347,6 @@ int ecnsharp_shim_put_class_stats(struct gnet_dump *d, const struct ecnsharp_shi
 	return ecnsharp_shim_put_xstats(d, xstats, xstats_len);
 }
 
-void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n)
-{
-	sch->qstats.drops += n;
-}
-
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len)
 {
 	qdisc_tree_reduce_backlog(sch, n, len);
@@ -464,24 +462,96 @@ int ecnsharp_shim_nla_is_nested(const struct nlattr *nla)
 void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
 			  const char *msg)
 {
-	/* NL_SET_ERR_MSG_ATTR() wants a string literal; msg is a static string of the module's. */
-	if (extack) {
-		extack->_msg = msg;
-		NL_SET_BAD_ATTR(extack, bad_attr);
-	}
+	/*
+	 * The kernel's macro path, so that the netlink:netlink_extack tracepoint sees the message:
+	 * NL_SET_ERR_MSG_ATTR() wants a string literal, msg is one of the module's static strings
+	 * (each shorter than NETLINK_MAX_FMTMSG_LEN, checked by the core's host tests).
+	 */
+	NL_SET_ERR_MSG_ATTR_POL_FMT(extack, bad_attr, NULL, "%s", msg);
 }
 
-int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len)
+void *ecnsharp_shim_options_reserve(struct sk_buff *skb, int maxlen, struct nlattr **nest)
 {
 	/* NLA_F_NESTED, as init requires it: a dumped qdisc can be replayed as a request. */
 	struct nlattr *opts = nla_nest_start(skb, TCA_OPTIONS);
 
-	if (!opts || nla_put_nohdr(skb, len, data) < 0) {
-		if (opts)
-			nla_nest_cancel(skb, opts);
-		return -EMSGSIZE;
+	if (!opts)
+		return NULL;
+	if (maxlen < 0 || skb_tailroom(skb) < maxlen) {
+		nla_nest_cancel(skb, opts);
+		return NULL;
 	}
-	return nla_nest_end(skb, opts);
+	*nest = opts;
+	return skb_put_zero(skb, maxlen);
+}
+
+int ecnsharp_shim_options_commit(struct sk_buff *skb, struct nlattr *nest, int len)
+{
+	/* The encoder pads every attribute it writes, so len keeps the nest aligned. */
+	skb_trim(skb, (unsigned char *)nla_data(nest) - skb->data + len);
+	return nla_nest_end(skb, nest);
+}
+
+void ecnsharp_shim_options_cancel(struct sk_buff *skb, struct nlattr *nest)
+{
+	nla_nest_cancel(skb, nest);
+}
+
+/* What tc_fill_qdisc() adds after the xstats: the legacy TCA_STATS, with room to spare. */
+#define ECNSHARP_STATS_TRAILER 64
+
+/*
+ * The room the xstats may take. In a dump (NLM_F_MULTI) the whole message must fit: if it does
+ * not, the dump goes on in a fresh buffer. Elsewhere the message is the only chance: a change's
+ * notification (tc monitor) or the reply to one request. qdisc_notify() builds the old and the
+ * new qdisc of a replace in one NLMSG_GOODSIZE buffer, so the first message is kept within half
+ * of it and a second one takes what is left; a qdisc whose records do not all fit sends the
+ * first bands' (the header says how many).
+ */
+static int ecnsharp_xstats_room(struct sk_buff *skb, int maxlen)
+{
+	struct nlmsghdr *first = nlmsg_hdr(skb);
+	int room;
+
+	if (first->nlmsg_flags & NLM_F_MULTI)
+		return maxlen;
+	/* A message is being filled until nlmsg_end() sets its length past the tcmsg. */
+	if (first->nlmsg_len == NLMSG_LENGTH(sizeof(struct tcmsg)))
+		room = NLMSG_GOODSIZE / 2 - (int)skb->len;
+	else
+		room = skb_tailroom(skb);
+	room -= ECNSHARP_STATS_TRAILER + 2 * NLA_HDRLEN;
+	return min(room, maxlen);
+}
+
+void *ecnsharp_shim_xstats_reserve(struct gnet_dump *d, int maxlen, int minlen, int *room,
+				   struct nlattr **attr)
+{
+	struct nlattr *nla;
+	int len;
+
+	*room = 0;
+	if (!d->tail)
+		return NULL;
+	len = ecnsharp_xstats_room(d->skb, maxlen);
+	nla = len >= minlen ? nla_reserve_64bit(d->skb, TCA_STATS_APP, len, TCA_STATS_PAD) : NULL;
+	if (!nla) {
+		/* As gnet_stats_copy_app() fails: the dump is over, its lock released. */
+		if (d->lock)
+			spin_unlock_bh(d->lock);
+		*room = -EMSGSIZE;
+		return NULL;
+	}
+	*room = len;
+	*attr = nla;
+	return memset(nla_data(nla), 0, len);
+}
+
+void ecnsharp_shim_xstats_commit(struct gnet_dump *d, struct nlattr *attr, int len)
+{
+	attr->nla_len = nla_attr_size(len);
+	memset((unsigned char *)nla_data(attr) + len, 0, nla_padlen(len));
+	skb_trim(d->skb, (unsigned char *)attr - d->skb->data + nla_total_size(len));
 }
 
 /*

@@ -12,13 +12,14 @@
 #define ECNSHARP_SHIM_H
 
 /* Bumped when a prototype below changes meaning. */
-#define ECNSHARP_SHIM_ABI 6
+#define ECNSHARP_SHIM_ABI 7
 
 /* Enqueue return values (NET_XMIT_*); shim.c checks them against the kernel's. */
 #define ECNSHARP_SHIM_NET_XMIT_SUCCESS 0
 #define ECNSHARP_SHIM_NET_XMIT_DROP 1
 /* Errno values the kernel crate of 6.12 has no constant for. */
 #define ECNSHARP_SHIM_EMSGSIZE 90
+#define ECNSHARP_SHIM_EINVAL 22
 
 struct sk_buff;
 struct Qdisc;
@@ -79,6 +80,7 @@ struct ecnsharp_shim_layout {
 	unsigned long skb_ecn;		/* u8 the ECN field as the qdisc left it, beside it */
 	/* From the struct skb_shared_info at head + end. */
 	unsigned long shinfo_gso_size;	/* unsigned short gso_size */
+	unsigned long shinfo_gso_segs;	/* unsigned short gso_segs */
 };
 
 /* Filled before the qdisc kind is registered, never written again. */
@@ -106,7 +108,6 @@ void ecnsharp_shim_set_classes(struct Qdisc *sch, unsigned int classes);
 int ecnsharp_shim_classify(struct sk_buff *skb, struct Qdisc *sch);
 int ecnsharp_shim_put_class_stats(struct gnet_dump *d, const struct ecnsharp_shim_class_stats *st,
 				  const void *xstats, int xstats_len);
-void ecnsharp_shim_count_drops(struct Qdisc *sch, unsigned int n);
 void ecnsharp_shim_tree_reduce_backlog(struct Qdisc *sch, int n, int len);
 void ecnsharp_shim_enqueued_many(struct Qdisc *sch, unsigned int n, unsigned int len);
 void ecnsharp_shim_tree_lock(struct Qdisc *sch);
@@ -132,8 +133,22 @@ int ecnsharp_shim_nla_len(const struct nlattr *nla);
 int ecnsharp_shim_nla_is_nested(const struct nlattr *nla);
 void ecnsharp_shim_extack(struct netlink_ext_ack *extack, const struct nlattr *bad_attr,
 			  const char *msg);
-int ecnsharp_shim_dump_options(struct sk_buff *skb, const void *data, int len);
 int ecnsharp_shim_put_xstats(struct gnet_dump *d, const void *data, int len);
+
+/*
+ * Dumps written in place, without a buffer of their own (nothing to allocate, nothing to fail
+ * under memory pressure): *_reserve() returns zeroed room at the tail of the message, or NULL if
+ * there is none (-EMSGSIZE); *_commit() trims the attribute to the bytes written.
+ */
+void *ecnsharp_shim_options_reserve(struct sk_buff *skb, int maxlen, struct nlattr **nest);
+int ecnsharp_shim_options_commit(struct sk_buff *skb, struct nlattr *nest, int len);
+void ecnsharp_shim_options_cancel(struct sk_buff *skb, struct nlattr *nest);
+/* Room for the xstats: maxlen in a dump, less in a notification (see shim.c); *room says how
+ * much. NULL with *room 0 when the dump takes no statistics (d->tail unset).
+ */
+void *ecnsharp_shim_xstats_reserve(struct gnet_dump *d, int maxlen, int minlen, int *room,
+				   struct nlattr **attr);
+void ecnsharp_shim_xstats_commit(struct gnet_dump *d, struct nlattr *attr, int len);
 
 /* Time and randomness. */
 unsigned long long ecnsharp_shim_now_ns(void);

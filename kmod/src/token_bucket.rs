@@ -24,10 +24,41 @@ pub const MIN_BURST_MTUS: u32 = 2;
 
 /// Most credit a late watchdog earns back (see [`TokenBucket::consume`]): 100 ms of tokens. Real
 /// hardware's hrtimers are microseconds late, qemu without KVM milliseconds, and tens of
-/// milliseconds on a loaded host (measured: `late_max` in the xstats, docs/module.md); what goes
-/// out at once after a late wake-up is further bounded by what is queued, which has waited at
-/// least that long. Bounded, so that a CPU stalled for seconds does not burst seconds of tokens.
+/// milliseconds on a loaded host (measured: `late_max` in the xstats, docs/module.md). The
+/// credit is further bounded by what the device's own queue holds ([`Device::absorb_bytes`]) and
+/// by what is queued, which has waited at least that long: a CPU stalled for seconds does not
+/// burst seconds of tokens, nor more than the device takes at once.
 pub const MAX_LATE_CREDIT_NS: Nanos = crate::time::ms(100);
+
+/// What the shaper knows of the device it shapes for, read from the device at init and change
+/// (and when a packet longer than the known MTU waits for tokens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// The largest packet the device sends: MTU plus link-layer header (`psched_mtu()`).
+    pub mtu: u32,
+    /// The device's queue length in packets (`txqueuelen`).
+    pub tx_queue_len: u32,
+}
+
+impl Device {
+    /// An Ethernet device with Linux's defaults: 1500-byte MTU, `txqueuelen` 1000.
+    pub const DEFAULT: Device = Device {
+        mtu: 1514,
+        tx_queue_len: 1000,
+    };
+
+    /// The most bytes a late wake-up may release beyond the bucket: what the device's queue
+    /// holds by its own configuration, `txqueuelen` packets of an MTU (0 without a queue: no
+    /// late credit at all). Saturates at 4 GB.
+    pub const fn absorb_bytes(&self) -> u32 {
+        let bytes = (self.mtu as u64).saturating_mul(self.tx_queue_len as u64);
+        if bytes > u32::MAX as u64 {
+            u32::MAX
+        } else {
+            bytes as u32
+        }
+    }
+}
 
 /// A token bucket with its rate as a mult/shift "nanoseconds per byte".
 ///
@@ -52,9 +83,12 @@ pub struct TokenBucket {
     frac: u64,
     /// When the watchdog was asked to wake the qdisc for the next packet (0: not throttled).
     wake_at: Nanos,
-    /// How late that wake-up came (at most [`MAX_LATE_CREDIT_NS`]): the bucket may hold this
-    /// much beyond its depth until the backlog is gone or the qdisc waits again.
+    /// How late that wake-up came (at most `late_cap_ns`): the bucket may hold this much beyond
+    /// its depth until the backlog is gone or the qdisc waits again.
     grace_ns: Nanos,
+    /// The most lateness credited back: [`MAX_LATE_CREDIT_NS`], or less if the device's queue
+    /// ([`Device::absorb_bytes`]) drains sooner at the rate.
+    late_cap_ns: Nanos,
 }
 
 impl TokenBucket {
@@ -69,11 +103,12 @@ impl TokenBucket {
         frac: 0,
         wake_at: 0,
         grace_ns: 0,
+        late_cap_ns: 0,
     };
 
-    /// A full bucket for `p`; `mtu` is the largest packet the device sends (the glue passes
-    /// `psched_mtu()`: MTU plus link-layer header), used for the two-MTU floor of the default burst.
-    pub const fn new(p: &ShaperParams, mtu: u32) -> Self {
+    /// A full bucket for `p` on `dev`: its MTU floors the default burst at two packets, its
+    /// queue bounds the late credit.
+    pub const fn new(p: &ShaperParams, dev: Device) -> Self {
         if p.rate_bps == 0 {
             return Self::DISABLED;
         }
@@ -81,8 +116,9 @@ impl TokenBucket {
         let burst_bytes = if p.burst_bytes != 0 {
             p.burst_bytes
         } else {
-            default_burst_bytes(p.rate_bps, mtu)
+            default_burst_bytes(p.rate_bps, dev.mtu)
         };
+        let absorb_ns = scale(dev.absorb_bytes(), mult, shift);
         TokenBucket {
             rate_bps: p.rate_bps,
             mult,
@@ -93,6 +129,11 @@ impl TokenBucket {
             frac: 0,
             wake_at: 0,
             grace_ns: 0,
+            late_cap_ns: if absorb_ns < MAX_LATE_CREDIT_NS {
+                absorb_ns
+            } else {
+                MAX_LATE_CREDIT_NS
+            },
         }
     }
 
@@ -100,9 +141,9 @@ impl TokenBucket {
     /// kept, so a change hands out no free burst, but a debt (a large packet sent at the old
     /// rate) is clamped to one bucket depth at the new rate, so it takes effect at once: one
     /// 64 KB packet at 8 kbit/s owes a minute, which a change to 10 Gbit/s must not wait out.
-    pub fn configure(&mut self, p: &ShaperParams, mtu: u32, now: Nanos) {
+    pub fn configure(&mut self, p: &ShaperParams, dev: Device, now: Nanos) {
         let t_empty = self.t_empty;
-        *self = TokenBucket::new(p, mtu);
+        *self = TokenBucket::new(p, dev);
         if self.is_enabled() {
             let most = now.saturating_add(self.burst_ns);
             self.t_empty = if t_empty > most { most } else { t_empty };
@@ -208,9 +249,10 @@ impl TokenBucket {
     /// milliseconds under emulation; with a bucket of a few packets each late wake-up would lose
     /// its lateness worth of tokens and the qdisc would fall below its rate (20 Mbit/s gave 19.5
     /// under qemu, 1 Gbit/s about 800 Mbit/s). So until the queue runs empty or waits again the
-    /// bucket may hold the lateness on top of its depth (at most [`MAX_LATE_CREDIT_NS`]): the
-    /// packets that go out at once are those a punctual timer would have sent meanwhile, and
-    /// they have waited here, where their sojourn is measured and marked.
+    /// bucket may hold the lateness on top of its depth (at most [`MAX_LATE_CREDIT_NS`], and at
+    /// most what the device's queue holds): the packets that go out at once are those a punctual
+    /// timer would have sent meanwhile, and they have waited here, where their sojourn is
+    /// measured and marked.
     #[inline]
     pub fn consume(&mut self, now: Nanos, len: u32) -> Nanos {
         if !self.is_enabled() {
@@ -219,10 +261,10 @@ impl TokenBucket {
         let mut late = 0;
         if self.wake_at != 0 {
             late = now.saturating_sub(self.wake_at);
-            self.grace_ns = if late < MAX_LATE_CREDIT_NS {
+            self.grace_ns = if late < self.late_cap_ns {
                 late
             } else {
-                MAX_LATE_CREDIT_NS
+                self.late_cap_ns
             };
             self.wake_at = 0;
         }
@@ -306,6 +348,7 @@ mod tests {
     use proptest::prelude::*;
 
     const MTU: u32 = 1514;
+    const DEV: Device = Device::DEFAULT;
     const RATES: [u64; 8] = [
         1_000_000,
         10_000_000,
@@ -324,7 +367,7 @@ mod tests {
                 rate_bps,
                 burst_bytes,
             },
-            MTU,
+            DEV,
         )
     }
 
@@ -561,6 +604,48 @@ mod tests {
         assert!(got < 0.9e9, "got {got:.0}");
     }
 
+    /// Bytes sent back to back by a greedy sender at 1 Gbit/s after its watchdog fired 100 ms
+    /// late, less the bucket's own depth (6250 bytes, 50 us).
+    fn burst_after_stall(dev: Device) -> u32 {
+        let p = ShaperParams {
+            rate_bps: 1_000_000_000,
+            burst_bytes: 0,
+        };
+        let mut tb = TokenBucket::new(&p, dev);
+        tb.consume(secs(1), 1514);
+        let t = tb.earliest(secs(1), 3028).unwrap_or(secs(1));
+        tb.throttle(t);
+        let mut now = t + ms(100);
+        let mut burst = 0u32;
+        while tb.earliest(now, 1514).is_none() {
+            tb.consume(now, 1514);
+            burst += 1514;
+            now += 1;
+        }
+        burst.saturating_sub(tb.burst_bytes())
+    }
+
+    #[test]
+    fn late_credit_is_bounded_by_the_device_queue() {
+        // 100 ms late at 1 Gbit/s would earn 12.5 MB of credit. A device queue of 10 packets
+        // takes 15 KB: no more than that leaves at once beyond the bucket (within a packet).
+        let small = Device {
+            mtu: 1514,
+            tx_queue_len: 10,
+        };
+        let burst = burst_after_stall(small);
+        assert!((15_140 - 1514..=15_140).contains(&burst), "{burst}");
+        // Linux's default queue (1000 packets, 1.5 MB) is 12 ms at 1 Gbit/s.
+        let burst = burst_after_stall(Device::DEFAULT);
+        assert!((1_514_000 - 1514..=1_514_000).contains(&burst), "{burst}");
+        // No queue (txqueuelen 0): no late credit, the bucket only.
+        let burst = burst_after_stall(Device {
+            mtu: 1514,
+            tx_queue_len: 0,
+        });
+        assert_eq!(burst, 0);
+    }
+
     #[test]
     fn late_credit_ends_when_the_queue_idles() {
         let mut tb = bucket(1_000_000_000, 3000);
@@ -592,7 +677,7 @@ mod tests {
             rate_bps: 10_000_000_000,
             burst_bytes: 0,
         };
-        tb.configure(&fast, MTU, secs(2));
+        tb.configure(&fast, DEV, secs(2));
         let at = tb.earliest(secs(2), 1500).unwrap_or(secs(2));
         assert!(
             at <= secs(2) + tb.burst_ns() + tb.len_to_ns(1500),
@@ -607,7 +692,7 @@ mod tests {
                 rate_bps: 1_000_000_000,
                 burst_bytes: 3000,
             },
-            MTU,
+            DEV,
             secs(1),
         );
         assert_eq!(tb.earliest(secs(1), 1500), before);
@@ -634,7 +719,7 @@ mod tests {
                 rate_bps: 2_000_000_000,
                 burst_bytes: 0,
             },
-            MTU,
+            DEV,
             secs(1),
         );
         assert_eq!(tb.rate_bps(), 2_000_000_000);
@@ -647,7 +732,7 @@ mod tests {
                 rate_bps: 0,
                 burst_bytes: 0,
             },
-            MTU,
+            DEV,
             secs(1),
         );
         assert_eq!(tb.earliest(secs(1), 1500), None);
@@ -664,7 +749,7 @@ mod tests {
             steps in proptest::collection::vec((any::<u32>(), 0u64..1 << 40), 1..50),
             start in prop_oneof![Just(0u64), any::<u64>()],
         ) {
-            let mut tb = TokenBucket::new(&ShaperParams { rate_bps: rate, burst_bytes: burst }, mtu);
+            let mut tb = TokenBucket::new(&ShaperParams { rate_bps: rate, burst_bytes: burst }, Device { mtu, tx_queue_len: 1000 });
             let mut now = start;
             for (len, gap) in steps {
                 now = now.saturating_add(gap);

@@ -389,6 +389,21 @@ impl fmt::Display for NlaError {
     }
 }
 
+/// Whether a whole attribute starts `offset` bytes into `buf`: a header of at least 4 bytes and
+/// all the payload it announces, inside `buf`. The kernel glue checks it before it hands an
+/// attribute found by its offset to the extack, so that what it points at is never read past
+/// the request.
+pub fn whole_attr_at(buf: &[u8], offset: usize) -> bool {
+    let Some(rest) = buf.get(offset..) else {
+        return false;
+    };
+    let [l0, l1, _, _, ..] = *rest else {
+        return false;
+    };
+    let len = usize::from(u16::from_ne_bytes([l0, l1]));
+    len >= NLA_HDRLEN && len <= rest.len()
+}
+
 /// Iterates the attributes of a buffer (a nest payload), without allocating.
 ///
 /// Stops after the first error. Like the kernel's `nla_for_each_attr`, the last attribute may
@@ -1310,6 +1325,70 @@ mod tests {
     use core::mem::offset_of;
     use proptest::prelude::*;
     use std::vec::Vec;
+
+    #[test]
+    fn whole_attributes_only() {
+        let mut buf = Vec::new();
+        buf.extend(8u16.to_ne_bytes());
+        buf.extend(TCA_ECNSHARP_LIMIT.to_ne_bytes());
+        buf.extend(5u32.to_ne_bytes());
+        assert!(whole_attr_at(&buf, 0));
+        // A header whose payload runs past the buffer: the header alone is inside.
+        buf.extend(200u16.to_ne_bytes());
+        buf.extend(TCA_ECNSHARP_BANDS.to_ne_bytes());
+        assert!(
+            !whole_attr_at(&buf, 8),
+            "truncated attribute taken as whole"
+        );
+        // A length below the header's own, a cut header, an offset past the end.
+        let short = [2u8, 0, 1, 0];
+        assert!(!whole_attr_at(&short, 0));
+        assert!(!whole_attr_at(&buf[..10], 8));
+        assert!(!whole_attr_at(&buf, 100));
+        assert!(!whole_attr_at(&buf, usize::MAX));
+    }
+
+    /// The C strings of `source` (`c"..."` literals).
+    fn c_literals(source: &str) -> Vec<&str> {
+        source
+            .split("c\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    #[test]
+    fn every_extack_message_fits_the_kernels_buffer() {
+        // The module sets extack messages with NL_SET_ERR_MSG_ATTR_POL_FMT (its strings are not
+        // literals of the C macro), which copies them into a NETLINK_MAX_FMTMSG_LEN (80) byte
+        // buffer and warns if one is cut: every message must be at most 79 bytes.
+        let mut messages: Vec<&str> = Vec::new();
+        for attr in Attr::ALL {
+            for m in [
+                attr.length_message(),
+                attr.duplicate_message(),
+                attr.value_message(),
+            ] {
+                messages.push(m.to_str().unwrap());
+            }
+        }
+        for source in [
+            include_str!("uapi.rs"),
+            include_str!("config.rs"),
+            include_str!("../module/ecnsharp.rs"),
+            include_str!("../module/net_sched/adapter.rs"),
+        ] {
+            messages.extend(c_literals(source));
+        }
+        assert!(
+            messages.len() > 100,
+            "only {} messages found",
+            messages.len()
+        );
+        for m in messages {
+            assert!(m.len() <= 79, "{} bytes: {m:?}", m.len());
+        }
+    }
 
     /// One attribute as raw bytes, padded.
     fn nla(kind: u16, payload: &[u8]) -> Vec<u8> {

@@ -8,8 +8,8 @@ use crate::band::Band;
 use crate::engine::Engine;
 use crate::time::Nanos;
 use crate::uapi::{
-    encode_xstats_with, EncodeError, XstatsBand, XstatsHeader, XstatsHist, XSTATS_HIST_SIZE,
-    XSTATS_KIND_CLASS,
+    encode_xstats_with, EncodeError, XstatsBand, XstatsHeader, XstatsHist, XSTATS_BAND_SIZE,
+    XSTATS_HEADER_SIZE, XSTATS_HIST_SIZE, XSTATS_KIND_CLASS,
 };
 
 impl Engine {
@@ -87,8 +87,27 @@ impl Engine {
 
     /// Writes the xstats of the bands in use into `out`; returns the length.
     pub fn encode_xstats(&self, now: Nanos, out: &mut [u8]) -> Result<usize, EncodeError> {
+        self.encode_xstats_bands(now, usize::from(self.config().bands), out)
+    }
+
+    /// [`Engine::encode_xstats`] with as many band records as `out` holds, the first bands
+    /// first (the header's `bands` says how many follow): for a message that must leave room
+    /// for another (the kernel's `qdisc_notify` puts the old and the new qdisc of a replace in
+    /// one buffer). `NoSpace` only if not even the header fits.
+    pub fn encode_xstats_fitting(&self, now: Nanos, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let room = out.len().saturating_sub(XSTATS_HEADER_SIZE) / XSTATS_BAND_SIZE;
+        let bands = usize::from(self.config().bands).min(room);
+        self.encode_xstats_bands(now, bands, out)
+    }
+
+    /// The header and the records of the first `bands` bands.
+    fn encode_xstats_bands(
+        &self,
+        now: Nanos,
+        bands: usize,
+        out: &mut [u8],
+    ) -> Result<usize, EncodeError> {
         let header = self.xstats_header(now);
-        let bands = usize::from(self.config().bands);
         encode_xstats_with(
             &header,
             bands,
@@ -100,6 +119,31 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fitting_xstats_take_what_room_there_is() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 16;
+        let e = Engine::new(&cfg);
+        let mut buf = [0u8; XSTATS_MAX_SIZE];
+        assert_eq!(
+            e.encode_xstats_fitting(0, &mut buf),
+            Ok(XSTATS_MAX_SIZE),
+            "all 16 when they fit"
+        );
+        let room = XSTATS_HEADER_SIZE + 5 * XSTATS_BAND_SIZE + XSTATS_BAND_SIZE - 1;
+        let n = e.encode_xstats_fitting(0, &mut buf[..room]).unwrap();
+        assert_eq!(n, XSTATS_HEADER_SIZE + 5 * XSTATS_BAND_SIZE);
+        let x = decode_xstats(&buf[..n]).unwrap();
+        assert_eq!(x.header.bands, 5);
+        assert!(e
+            .encode_xstats_fitting(0, &mut buf[..XSTATS_HEADER_SIZE - 1])
+            .is_err());
+        assert_eq!(
+            e.encode_xstats_fitting(0, &mut buf[..XSTATS_HEADER_SIZE]),
+            Ok(XSTATS_HEADER_SIZE)
+        );
+    }
+
     use crate::config::Config;
     use crate::engine::{DequeueVerdict, Engine, EnqueueVerdict, PacketInfo};
     use crate::uapi::{decode_xstats, XSTATS_BAND_SIZE, XSTATS_HEADER_SIZE, XSTATS_MAX_SIZE};

@@ -26,7 +26,7 @@ fn all_zero_engine_is_valid() {
 
     // It takes a configuration and then carries traffic like a new engine.
     let mut e = zero;
-    e.configure(&Config::DEFAULT, 0);
+    e.configure(&Config::DEFAULT, 0, ecnsharp::token_bucket::Device::DEFAULT);
     let mut fresh = Engine::new(&Config::DEFAULT);
     let p = PacketInfo {
         len: 1000,

@@ -9,7 +9,7 @@ set -euo pipefail
 APT_PACKAGES=(
 	linux-source-6.12 clang lld llvm libclang-dev flex bison bc libelf-dev libssl-dev
 	qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool jq xz-utils gzip make
-	python3 curl ca-certificates binutils groff-base bash-completion patch
+	python3 python3-pyroute2 curl ca-certificates binutils groff-base bash-completion patch
 	# make deb and its test (tests/deb/check.sh): Debian's packaging tools, DKMS, lintian.
 	dpkg-dev debhelper dh-dkms dkms lintian fakeroot
 	# tests/tc-versions/check.sh: a second iproute2's tc built with extack support.

@@ -13,6 +13,11 @@ export PATH="$HOME/.cargo/bin:$PATH"
 KERNEL_SOURCE_PKG=linux-source-6.12
 KERNEL_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
+# kernel_source_dir: the extracted tree build-kernel.sh builds from (its tools/testing too).
+kernel_source_dir() {
+	echo "$ECNSHARP_CACHE/src/$KERNEL_SOURCE_PKG-$(dpkg-query -W -f='${Version}' "$KERNEL_SOURCE_PKG" 2>/dev/null)"
+}
+
 say() { printf '[vm] %s\n' "$*" >&2; }
 die() {
 	printf '[vm] error: %s\n' "$*" >&2

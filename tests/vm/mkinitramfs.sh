@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# mkinitramfs.sh OUT.cpio.gz [MODULE.ko] [TOOLS_DIR]: the guest's base initramfs: busybox-static,
-# the real iproute2 ip/tc (busybox's applets of the same name lack most of tc), iperf3, ethtool,
-# jq with their shared libraries, the guest init, the module and the project's binaries, and
-# make install's staged tree in /stage.
+# mkinitramfs.sh OUT.cpio.gz [MODULE.ko] [TOOLS_DIR] [tdc]: the guest's base initramfs:
+# busybox-static, the real iproute2 ip/tc (busybox's applets of the same name lack most of tc),
+# iperf3, ethtool, jq with their shared libraries, the guest init, the module and the project's
+# binaries, and make install's staged tree in /stage. With "tdc", also python3 with its standard
+# library and the kernel tree's own tc-testing (tdc.py) in /usr/share/tc-testing, for the tdc
+# suite (about 8 MB more, compressed).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out=$1
 module=${2:-}
 tools=${3:-}
+tdc=${4:-}
 need cpio gzip ldd
 # Debian's busybox-static: a dynamic busybox would need its libraries before /lib exists.
 busybox=/bin/busybox
@@ -68,6 +71,37 @@ if [ -n "$tools" ] && [ -d "$tools" ]; then
 		*) add_bin "$t" "/usr/local/bin/$(basename "$t")" ;;
 		esac
 	done
+fi
+if [ "$tdc" = tdc ]; then
+	py=$(readlink -f /usr/bin/python3)
+	pylib=/usr/lib/$(basename "$py")
+	[ -x "$py" ] && [ -d "$pylib" ] || die "python3 and its standard library are missing: run tests/vm/deps.sh"
+	add_bin "$py" /usr/bin/python3
+	mkdir -p "$root$pylib"
+	# The standard library without its tests, build configuration and tools tdc does not use.
+	tar -C "$pylib" --exclude=./test --exclude='./config-*' --exclude=./lib2to3 --exclude=./idlelib \
+		--exclude=./tkinter --exclude=./turtledemo --exclude=./ensurepip --exclude=./pydoc_data \
+		--exclude=./distutils --exclude=./site-packages --exclude=./dist-packages -cf - . |
+		tar -C "$root$pylib" -xf -
+	for so in "$pylib"/lib-dynload/*.so; do
+		for lib in $(ldd "$so" 2>/dev/null | grep -o '/[^ ]*'); do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+	# pyroute2 (Debian's python3-pyroute2), which tdc's nsPlugin uses to make each case's
+	# namespace and devices before it goes on; without it nsPlugin feeds them to a background
+	# "ip -b -" and does not wait for the devices (a case's setup then races them).
+	[ -d /usr/lib/python3/dist-packages/pyroute2 ] ||
+		die "python3-pyroute2 is missing: run tests/vm/deps.sh"
+	mkdir -p "$root/usr/lib/python3/dist-packages"
+	cp -a /usr/lib/python3/dist-packages/pyroute2 "$root/usr/lib/python3/dist-packages/"
+	ksrc=$(kernel_source_dir)
+	[ -f "$ksrc/tools/testing/selftests/tc-testing/tdc.py" ] ||
+		die "no tdc.py in $ksrc (the kernel source tree build-kernel.sh extracts)"
+	mkdir -p "$root/usr/share/tc-testing"
+	cp -a "$ksrc/tools/testing/selftests/tc-testing/." "$root/usr/share/tc-testing/"
 fi
 cp "$VM_DIR/guest-init" "$root/init"
 chmod +x "$root/init"

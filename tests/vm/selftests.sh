@@ -5,9 +5,10 @@
 # SUITE_ARGS (words) are passed to every suite, SUITE_TIMEOUT (seconds, default 900) bounds each.
 #
 # A suite fails as a whole (one extra "not ok - ..." line) when its VM run fails (non-zero
-# status, splat, timeout), when it prints no plan, or when its plan "1..N" disagrees with the
-# cases that ran (a suite that died half-way, or skipped cases silently). Per suite, one line
-# "# vm-log: suite=S flavour=F splats=N leaks=N kmemleak=scanned|absent" reports what the
+# status, splat, timeout), when its plan "1..N" is missing, comes after its first case, is given
+# twice or is 1..0, or when it disagrees with the cases that ran (a suite that died half-way, or
+# skipped cases silently). Per suite, one line
+# "# vm-log: suite=S flavour=F splats=N leaks=N kmemleak=scanned|failed|absent" reports what the
 # kernel log showed, for tests/check.sh's reliability figures.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,9 +26,19 @@ fail=0
 skip=0
 for suite in "${suites[@]}"; do
 	name=$(basename "$suite" .sh)
+	# A suite for one flavour only ("# vm-flavour: debug": fault injection, lockdep) is not booted
+	# on another; the line says so, and counts as neither passed nor failed.
+	only=$(sed -n 's/^# vm-flavour: *\([a-z]*\)$/\1/p' "$suite" | head -n 1)
+	if [ -n "$only" ] && [ "$only" != "$flavour" ]; then
+		echo "# $name: $only kernel only, not run on the $flavour kernel"
+		continue
+	fi
+	# A suite that needs python3 in the guest ("# vm-needs: tdc": the kernel's tdc.py).
+	extra_opts=()
+	grep -q '^# vm-needs: tdc$' "$suite" && extra_opts+=(--tdc)
 	log=$(mktemp)
 	# shellcheck disable=SC2086 # SUITE_ARGS: words passed to every suite (make soak)
-	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "$suite" ${SUITE_ARGS:-} >/dev/null
+	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "${extra_opts[@]}" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" | grep -v '^# \[' || true
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
@@ -35,7 +46,10 @@ for suite in "${suites[@]}"; do
 	f=$(grep -cE '^not ok [0-9]+ ' "$log" | tr -d ' ')
 	ran=$((p + f))
 	p=$((p - s))
-	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
+	plans=$(grep -cE '^1\.\.[0-9]+$' "$log" | tr -d ' ')
+	# The plan must come before the first case: declared, not counted afterwards.
+	early=$(awk '/^(ok|not ok) [0-9]+ / { exit } /^1\.\.[0-9]+$/ { print "yes"; exit }' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# The VM itself failed (timeout, splat, no status): count it, with the reason.
 		f=1
@@ -44,7 +58,16 @@ for suite in "${suites[@]}"; do
 	fi
 	if [ -z "$plan" ]; then
 		f=$((f + 1))
-		echo "not ok - $name ($flavour): no plan (1..N): the suite did not finish"
+		echo "not ok - $name ($flavour): no plan (1..N)"
+	elif [ "$early" != yes ]; then
+		f=$((f + 1))
+		echo "not ok - $name ($flavour): plan 1..$plan printed after the first case, not declared before"
+	elif [ "$plans" -ne 1 ]; then
+		f=$((f + 1))
+		echo "not ok - $name ($flavour): $plans plans"
+	elif [ "$plan" -eq 0 ]; then
+		f=$((f + 1))
+		echo "not ok - $name ($flavour): plan 1..0: a suite that runs nothing proves nothing"
 	elif [ "$plan" -ne "$ran" ]; then
 		f=$((f + 1))
 		echo "not ok - $name ($flavour): plan 1..$plan but $ran cases ran"
@@ -52,6 +75,7 @@ for suite in "${suites[@]}"; do
 	splats=$(grep -cE "$splat_re" "$log" | tr -d ' ')
 	leaks=$(grep -c 'unreferenced object' "$log" | tr -d ' ')
 	kmemleak=absent
+	grep -q '^ECNSHARP-VM-KMEMLEAK=failed' "$log" && kmemleak=failed
 	grep -q '^ECNSHARP-VM-KMEMLEAK=scanned' "$log" && kmemleak=scanned
 	echo "# vm-log: suite=$name flavour=$flavour splats=$splats leaks=$leaks kmemleak=$kmemleak"
 	pass=$((pass + p))

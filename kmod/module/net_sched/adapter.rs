@@ -9,7 +9,7 @@ use super::skb::{Skb, SkbRef};
 use crate::bindings;
 use core::ffi::{c_int, CStr};
 use core::marker::PhantomData;
-use kernel::error::{from_result, to_result};
+use kernel::error::from_result;
 use kernel::init::Zeroable;
 use kernel::prelude::*;
 
@@ -48,16 +48,22 @@ pub trait QdiscOps: Zeroable + Send + Sized {
     /// through [`Qdisc::drop_queued`].
     fn peek(&mut self, sch: &mut Qdisc<'_>) -> Option<SkbRef<'_>>;
 
-    /// Frees every queued packet and returns to the configured, empty state; returns how many
-    /// packets it freed, which the adapter counts in `qstats.drops` (the stack zeroes `qlen` and
-    /// `backlog` itself).
-    fn reset(&mut self, sch: &mut Qdisc<'_>) -> u32;
+    /// Frees every queued packet and returns to the configured, empty state (the stack zeroes
+    /// `qlen` and `backlog` itself). A flush is not a drop: `qstats.drops` is left alone, as
+    /// every kernel qdisc's reset does.
+    fn reset(&mut self, sch: &mut Qdisc<'_>);
 
-    /// Writes the nested attributes of `TCA_OPTIONS` into `out`, returning their length.
-    fn dump(&self, out: &mut [u8]) -> Result<usize>;
+    /// Writes the nested attributes of `TCA_OPTIONS` into `out` (zeroed, [`Self::OPTIONS_MAX`]
+    /// bytes), returning their length; `None` if they do not fit.
+    fn dump(&self, out: &mut [u8]) -> Option<usize>;
 
-    /// Writes the qdisc-specific statistics (xstats) into `out`, returning their length.
-    fn dump_stats(&self, out: &mut [u8]) -> Result<usize>;
+    /// Writes the qdisc-specific statistics (xstats) into `out` (zeroed), returning their length;
+    /// `None` if not even their fixed part fits. `out` may be shorter than
+    /// [`Self::XSTATS_MAX`] outside a dump (see `ecnsharp_xstats_room` in shim.c): write what fits.
+    fn dump_stats(&self, out: &mut [u8]) -> Option<usize>;
+
+    /// The least [`QdiscOps::dump_stats`] can write.
+    const XSTATS_MIN: usize = 0;
 
     /// Whether the qdisc has classes (each with [`QdiscOps::class_stats`]) and a filter block:
     /// `tc class show` lists them and `tc filter ... classid H:N` steers into them
@@ -72,6 +78,15 @@ pub trait QdiscOps: Zeroable + Send + Sized {
         None
     }
 }
+
+/// Errno values returned to C as they are. The kernel crate's `Error::from_errno` would build
+/// them for any value, but warns through core's integer formatting on one out of range, a panic
+/// path (overflow checks) that `tests/vm/no-panics.sh` rejects; these are constants.
+const ERRNO_EMSGSIZE: c_int = bindings::ECNSHARP_SHIM_EMSGSIZE as c_int;
+const ERRNO_EINVAL: c_int = bindings::ECNSHARP_SHIM_EINVAL as c_int;
+
+/// Room for a class's xstats on the stack of `dump_class_stats`.
+const CLASS_XSTATS_BUF: usize = 512;
 
 /// The generic counters of one class, as `tc -s class show` prints them.
 #[derive(Clone, Copy, Default)]
@@ -304,11 +319,8 @@ impl<T: QdiscOps> Adapter<T> {
         if let Some(mut q) = unsafe { Qdisc::from_raw(sch, Context::Data) } {
             // SAFETY: the root lock serialises access to the state.
             let this = unsafe { Self::state(sch) };
-            let freed = this.reset(&mut q);
-            // Counted as drops, as the xstats count them; the stack zeroes qlen and backlog
-            // after reset, and parents reset themselves.
-            // SAFETY: valid qdisc, root lock held.
-            unsafe { bindings::ecnsharp_shim_count_drops(sch, freed) };
+            // The stack zeroes qlen and backlog after reset, and parents reset themselves.
+            this.reset(&mut q);
         }
     }
 
@@ -324,51 +336,75 @@ impl<T: QdiscOps> Adapter<T> {
         unsafe { core::ptr::drop_in_place(field::<_, T>(sch, layout().qdisc_state)) }
     }
 
-    /// `Qdisc_ops.dump`: RTNL held; the tree lock keeps the data path out while we read.
+    /// `Qdisc_ops.dump`: RTNL held; the tree lock keeps the data path out while we read. The
+    /// options are written in place at the tail of the message: nothing is allocated.
     ///
     /// # Safety
     ///
     /// Called by the stack only, under RTNL, with a live qdisc of this kind and the dump message.
     unsafe extern "C" fn dump(sch: *mut bindings::Qdisc, skb: *mut bindings::sk_buff) -> c_int {
-        from_result(|| {
-            let mut buf = KVec::<u8>::from_elem(0, T::OPTIONS_MAX, GFP_KERNEL)?;
-            // SAFETY: valid qdisc under RTNL (process context).
-            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
-            // SAFETY: the tree lock serialises access to the state.
-            let len = unsafe { Self::state(sch) }.dump(&mut buf);
-            // SAFETY: taken above.
-            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
-            let len = len?.min(buf.len());
-            // SAFETY: `skb` is the dump message being built; `buf` holds `len` readable bytes.
-            let ret = unsafe {
-                bindings::ecnsharp_shim_dump_options(skb, buf.as_ptr().cast(), len as c_int)
-            };
-            to_result(ret.min(0))?;
-            Ok(ret)
-        })
+        let mut nest = core::ptr::null_mut();
+        let Ok(max) = c_int::try_from(T::OPTIONS_MAX) else {
+            return -ERRNO_EMSGSIZE;
+        };
+        // SAFETY: `skb` is the dump message being built; `nest` is written on success.
+        let room = unsafe { bindings::ecnsharp_shim_options_reserve(skb, max, &mut nest) };
+        if room.is_null() {
+            return -ERRNO_EMSGSIZE;
+        }
+        // SAFETY: the shim reserved `OPTIONS_MAX` zeroed bytes at the tail of the message, ours
+        // alone until the commit or cancel below.
+        let out = unsafe { core::slice::from_raw_parts_mut(room.cast::<u8>(), T::OPTIONS_MAX) };
+        // SAFETY: valid qdisc under RTNL (process context).
+        unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+        // SAFETY: the tree lock serialises access to the state.
+        let len = unsafe { Self::state(sch) }.dump(out);
+        // SAFETY: taken above.
+        unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+        match len.and_then(|len| c_int::try_from(len.min(T::OPTIONS_MAX)).ok()) {
+            // SAFETY: `nest` was reserved above in this message; `len` bytes were written.
+            Some(len) => unsafe { bindings::ecnsharp_shim_options_commit(skb, nest, len) },
+            None => {
+                // SAFETY: as above.
+                unsafe { bindings::ecnsharp_shim_options_cancel(skb, nest) };
+                -ERRNO_EMSGSIZE
+            }
+        }
     }
 
     /// `Qdisc_ops.dump_stats`: RTNL held; the tree lock keeps the data path out while we read.
+    /// The xstats are written in place at the tail of the message.
     ///
     /// # Safety
     ///
     /// Called by the stack only, under RTNL, with a live qdisc of this kind and the stats dump.
     unsafe extern "C" fn dump_stats(sch: *mut bindings::Qdisc, d: *mut bindings::gnet_dump) -> c_int {
-        from_result(|| {
-            let mut buf = KVec::<u8>::from_elem(0, T::XSTATS_MAX, GFP_KERNEL)?;
-            // SAFETY: valid qdisc under RTNL (process context).
-            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
-            // SAFETY: the tree lock serialises access to the state.
-            let len = unsafe { Self::state(sch) }.dump_stats(&mut buf);
-            // SAFETY: taken above.
-            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
-            let len = len?.min(buf.len());
-            // SAFETY: `d` is the dump in progress; `buf` holds `len` bytes, copied at once.
-            to_result(unsafe {
-                bindings::ecnsharp_shim_put_xstats(d, buf.as_ptr().cast(), len as c_int)
-            })?;
-            Ok(0)
-        })
+        let (Ok(max), Ok(min)) = (c_int::try_from(T::XSTATS_MAX), c_int::try_from(T::XSTATS_MIN))
+        else {
+            return -ERRNO_EMSGSIZE;
+        };
+        let mut room: c_int = 0;
+        let mut attr = core::ptr::null_mut();
+        // SAFETY: `d` is the stats dump in progress; `room` and `attr` are written.
+        let buf = unsafe { bindings::ecnsharp_shim_xstats_reserve(d, max, min, &mut room, &mut attr) };
+        if buf.is_null() {
+            // No statistics wanted (0), or no room (-ERRNO_EMSGSIZE, the dump's lock released).
+            return room.min(0);
+        }
+        let len = usize::try_from(room).unwrap_or(0).min(T::XSTATS_MAX);
+        // SAFETY: the shim reserved `room` zeroed bytes at the tail of the message, ours alone
+        // until the commit below.
+        let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
+        // SAFETY: valid qdisc under RTNL (process context).
+        unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+        // SAFETY: the tree lock serialises access to the state.
+        let written = unsafe { Self::state(sch) }.dump_stats(out).unwrap_or(0);
+        // SAFETY: taken above.
+        unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+        let written = c_int::try_from(written.min(len)).unwrap_or(0);
+        // SAFETY: `attr` was reserved above in this dump; `written` bytes of it were written.
+        unsafe { bindings::ecnsharp_shim_xstats_commit(d, attr, written) };
+        0
     }
 
     /// `Qdisc_class_ops.dump_stats`: RTNL held; the tree lock keeps the data path out.
@@ -382,30 +418,31 @@ impl<T: QdiscOps> Adapter<T> {
         cl: core::ffi::c_ulong,
         d: *mut bindings::gnet_dump,
     ) -> c_int {
-        from_result(|| {
-            let class = u32::try_from(cl).map_err(|_| EINVAL)?;
-            let mut buf = KVec::<u8>::from_elem(0, T::CLASS_XSTATS_MAX, GFP_KERNEL)?;
-            // SAFETY: valid qdisc under RTNL (process context).
-            unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
-            // SAFETY: the tree lock serialises access to the state.
-            let got = unsafe { Self::state(sch) }.class_stats(class, &mut buf);
-            // SAFETY: taken above.
-            unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
-            let (st, len) = got.ok_or(EINVAL)?;
-            let len = len.min(buf.len());
-            let c = bindings::ecnsharp_shim_class_stats {
-                bytes: st.bytes,
-                packets: st.packets,
-                qlen: st.qlen,
-                backlog: st.backlog,
-                drops: st.drops,
-            };
-            // SAFETY: `d` is the dump in progress; `c` and `buf` are read during the call only.
-            to_result(unsafe {
-                bindings::ecnsharp_shim_put_class_stats(d, &c, buf.as_ptr().cast(), len as c_int)
-            })?;
-            Ok(0)
-        })
+        let Ok(class) = u32::try_from(cl) else {
+            return -ERRNO_EINVAL;
+        };
+        // On the stack (464 bytes for ecnsharp): nothing to allocate in a dump.
+        let mut buf = [0u8; CLASS_XSTATS_BUF];
+        let out = buf.get_mut(..T::CLASS_XSTATS_MAX).unwrap_or(&mut []);
+        // SAFETY: valid qdisc under RTNL (process context).
+        unsafe { bindings::ecnsharp_shim_tree_lock(sch) };
+        // SAFETY: the tree lock serialises access to the state.
+        let got = unsafe { Self::state(sch) }.class_stats(class, out);
+        // SAFETY: taken above.
+        unsafe { bindings::ecnsharp_shim_tree_unlock(sch) };
+        let Some((st, len)) = got else {
+            return -ERRNO_EINVAL;
+        };
+        let len = c_int::try_from(len.min(out.len())).unwrap_or(0);
+        let c = bindings::ecnsharp_shim_class_stats {
+            bytes: st.bytes,
+            packets: st.packets,
+            qlen: st.qlen,
+            backlog: st.backlog,
+            drops: st.drops,
+        };
+        // SAFETY: `d` is the dump in progress; `c` and `out` are read during the call only.
+        unsafe { bindings::ecnsharp_shim_put_class_stats(d, &c, out.as_ptr().cast(), len) }
     }
 
     const OPS: bindings::ecnsharp_shim_ops = bindings::ecnsharp_shim_ops {
@@ -438,18 +475,25 @@ impl Registration {
         if unsafe { bindings::ecnsharp_shim_abi() } != bindings::ECNSHARP_SHIM_ABI {
             return Err(EINVAL);
         }
+        const { assert!(T::CLASS_XSTATS_MAX <= CLASS_XSTATS_BUF) };
         let ops: &'static bindings::ecnsharp_shim_ops = &Adapter::<T>::OPS;
         // SAFETY: `ops` and `T::ID` are static; the shim copies the callbacks into its
         // `Qdisc_ops`, whose private area it sizes and aligns for a `T`.
-        to_result(unsafe {
+        let ret = unsafe {
             bindings::ecnsharp_shim_register(
                 T::ID.as_ptr(),
                 ops,
                 core::mem::size_of::<T>() as _,
                 core::mem::align_of::<T>() as _,
             )
-        })?;
-        Ok(Registration { _private: () })
+        };
+        // register_qdisc() says -EEXIST for a kind registered twice; the shim -EINVAL for a
+        // state it cannot place. Mapped to the kernel crate's constants (see `ERRNO_EMSGSIZE`).
+        match ret {
+            0 => Ok(Registration { _private: () }),
+            r if r == kernel::error::code::EEXIST.to_errno() => Err(kernel::error::code::EEXIST),
+            _ => Err(kernel::error::code::EINVAL),
+        }
     }
 }
 

@@ -55,15 +55,15 @@ impl<'a> NlAttr<'a> {
     }
 
     /// The attribute that starts `offset` bytes into this one's payload, for pointing an error at
-    /// it; `None` if `offset` is not inside the payload.
+    /// it; `None` unless a whole attribute (header and the payload it announces) lies there.
     pub fn nested_at(&self, offset: usize) -> Option<NlAttr<'a>> {
         let payload = self.payload();
-        if offset.checked_add(4)? > payload.len() {
+        if !crate::uapi::whole_attr_at(payload, offset) {
             return None;
         }
-        let ptr = payload.as_ptr().wrapping_add(offset).cast::<bindings::nlattr>();
-        // SAFETY: at least a 4-byte header lies inside the payload, which is readable for `'a`;
-        // the error path only hands the pointer to the extack.
+        let ptr = payload.get(offset..)?.as_ptr().cast::<bindings::nlattr>();
+        // SAFETY: a whole attribute, header and announced payload, lies inside this one's
+        // payload, which is readable for `'a` (type invariant).
         unsafe { NlAttr::from_raw(ptr) }
     }
 

@@ -106,18 +106,37 @@ impl Skb {
         }
     }
 
-    /// Whether this is a GSO super-packet (several segments in one skb): `skb_is_gso`.
+    /// A `u16` field of the packet's `skb_shinfo()`, at `offset` in `struct skb_shared_info`.
     #[inline]
-    pub fn is_gso(&self) -> bool {
+    fn shinfo_u16(&self, offset: core::ffi::c_ulong) -> u16 {
         let l = layout();
         let skb = self.as_ptr();
         // SAFETY: by the type invariant the skb is valid; `skb_shinfo(skb)` is at `head + end`
-        // (`end` a u32 offset on 64-bit, checked by shim.c) and its `gso_size` is a u16.
+        // (`end` a u32 offset on 64-bit, checked by shim.c), and `offset` is one of its u16
+        // fields (`gso_size`, `gso_segs`, their sizes checked by shim.c).
         unsafe {
             let head = *field::<_, *const u8>(skb, l.skb_head);
             let end = *field::<_, u32>(skb, l.skb_end);
             let shinfo = head.add(end as usize);
-            *field::<_, u16>(shinfo, l.shinfo_gso_size) != 0
+            *field::<_, u16>(shinfo, offset)
+        }
+    }
+
+    /// Whether this is a GSO super-packet (several segments in one skb): `skb_is_gso`.
+    #[inline]
+    pub fn is_gso(&self) -> bool {
+        self.shinfo_u16(layout().shinfo_gso_size) != 0
+    }
+
+    /// The packets it counts as in the kernel's byte and packet counters: `gso_segs` for a GSO
+    /// packet, else 1, as `qdisc_bstats_update` counts them (0 for a GSO packet whose segments
+    /// the stack has not counted yet, as an `AF_PACKET` sender's unverified ones).
+    #[inline]
+    pub fn wire_segs(&self) -> u32 {
+        if self.is_gso() {
+            u32::from(self.shinfo_u16(layout().shinfo_gso_segs))
+        } else {
+            1
         }
     }
 
@@ -270,6 +289,21 @@ impl SkbFifo {
         // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant); its
         // `qdisc_skb_cb(skb)->pkt_len` is a u32.
         Some(unsafe { *field::<_, u32>(head.as_ptr(), layout().skb_pkt_len) })
+    }
+
+    /// What the qdisc keeps in the first packet's control block, the packet left in place.
+    pub fn head_cb(&self) -> Option<SkbCb> {
+        let head = NonNull::new(self.fifo.head)?;
+        let l = layout();
+        // SAFETY: a non-null head is a valid skb owned by the FIFO (type invariant); its control
+        // block holds the qdisc's aligned u64 and two bytes at these offsets (as `Skb::cb`).
+        unsafe {
+            Some(SkbCb {
+                enqueue_time: *field::<_, u64>(head.as_ptr(), l.skb_time),
+                note: *field::<_, u8>(head.as_ptr(), l.skb_note),
+                ecn: *field::<_, u8>(head.as_ptr(), l.skb_ecn),
+            })
+        }
     }
 
     /// The first packet, left in place.

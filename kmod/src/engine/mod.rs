@@ -20,10 +20,10 @@ use crate::persistent::PersistentState;
 use crate::prng::Prng;
 use crate::sched::Scheduler;
 use crate::time::Nanos;
-use crate::token_bucket::TokenBucket;
+use crate::token_bucket::{Device, TokenBucket};
 
 /// MTU (plus link-layer header) assumed by [`Engine::new`] for the shaper's default burst.
-pub const DEFAULT_MTU: u32 = 1514;
+pub const DEFAULT_MTU: u32 = Device::DEFAULT.mtu;
 
 /// What the engine needs to know about an arriving packet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -105,6 +105,9 @@ pub struct Head {
     pub ecn: Ecn,
     /// The note [`EnqueueVerdict::Queue`] gave.
     pub note: PacketNote,
+    /// What the kernel's packet counters count it as: `gso_segs` of a GSO packet queued whole,
+    /// else 1. Class packet counters count these, so that they add up to the qdisc's.
+    pub segs: u32,
 }
 
 /// What the glue does with the head packet it took out of the band for [`Engine::dequeue`].
@@ -147,8 +150,8 @@ pub struct Engine {
     prob: ProbLaw,
     /// Draws for probabilistic marking.
     rng: Prng,
-    /// MTU the shaper's default burst is derived from.
-    mtu: u32,
+    /// The device: its MTU floors the shaper's default burst, its queue bounds the late credit.
+    dev: Device,
     /// Which band sends next.
     sched: Scheduler,
     /// The optional rate limiter.
@@ -163,15 +166,27 @@ pub struct Engine {
 
 impl Engine {
     /// An engine for `cfg` with nothing queued: the PRNG seeded with `cfg.marking.seed` (0 stands
-    /// for a fixed seed) and a shaper for a [`DEFAULT_MTU`] device. For host tools and tests.
+    /// for a fixed seed) and a shaper for a [`Device::DEFAULT`] device. For host tools and tests.
     pub const fn new(cfg: &Config) -> Engine {
-        Engine::new_seeded(cfg, 0, DEFAULT_MTU)
+        Engine::new_on(cfg, 0, Device::DEFAULT)
+    }
+
+    /// [`Engine::new_on`] a device of `mtu` with Linux's default queue (`txqueuelen` 1000).
+    pub const fn new_seeded(cfg: &Config, random_seed: u32, mtu: u32) -> Engine {
+        Engine::new_on(
+            cfg,
+            random_seed,
+            Device {
+                mtu,
+                tx_queue_len: Device::DEFAULT.tx_queue_len,
+            },
+        )
     }
 
     /// An engine for `cfg`, as the kernel creates it: `random_seed` (from `get_random_u32()`)
-    /// seeds the PRNG when `cfg.marking.seed` is 0, and `mtu` (`psched_mtu()`) floors the
-    /// shaper's default burst.
-    pub const fn new_seeded(cfg: &Config, random_seed: u32, mtu: u32) -> Engine {
+    /// seeds the PRNG when `cfg.marking.seed` is 0, and `dev` (`psched_mtu()`, `txqueuelen`)
+    /// shapes the shaper's default burst and late credit.
+    pub const fn new_on(cfg: &Config, random_seed: u32, dev: Device) -> Engine {
         let seed = if cfg.marking.seed != 0 {
             cfg.marking.seed
         } else {
@@ -182,19 +197,19 @@ impl Engine {
             classifier: Classifier::new(&cfg.classify, cfg.bands),
             prob: ProbLaw::new(&cfg.marking),
             rng: Prng::new(seed),
-            mtu,
+            dev,
             sched: Scheduler::new(&cfg.sched, cfg.bands),
-            shaper: TokenBucket::new(&cfg.shaper, mtu),
+            shaper: TokenBucket::new(&cfg.shaper, dev),
             markers: [BandMarker::new(); MAX_BANDS],
             bands: [BandStats::new(); MAX_BANDS],
             stats: QdiscStats::new(),
         }
     }
 
-    /// [`Engine::new_seeded`] in place, field by field: what the kernel's `init` calls. The
+    /// [`Engine::new_on`] in place, field by field: what the kernel's `init` calls. The
     /// engine (7 KiB with the bands' sojourn histograms) must not be built on the kernel stack
-    /// and copied, as `*self = Engine::new_seeded(..)` would (the 16 KiB stack overflowed).
-    pub fn init_seeded(&mut self, cfg: &Config, random_seed: u32, mtu: u32) {
+    /// and copied, as `*self = Engine::new_on(..)` would (the 16 KiB stack overflowed).
+    pub fn init_seeded(&mut self, cfg: &Config, random_seed: u32, dev: Device) {
         let seed = if cfg.marking.seed != 0 {
             cfg.marking.seed
         } else {
@@ -204,9 +219,9 @@ impl Engine {
         self.classifier = Classifier::new(&cfg.classify, cfg.bands);
         self.prob = ProbLaw::new(&cfg.marking);
         self.rng = Prng::new(seed);
-        self.mtu = mtu;
+        self.dev = dev;
         self.sched = Scheduler::new(&cfg.sched, cfg.bands);
-        self.shaper = TokenBucket::new(&cfg.shaper, mtu);
+        self.shaper = TokenBucket::new(&cfg.shaper, dev);
         for marker in self.markers.iter_mut() {
             *marker = BandMarker::new();
         }
@@ -235,8 +250,9 @@ impl Engine {
     ///
     /// `now` is the time of the change: the shaper's debt is clamped to one bucket at the new
     /// rate, and a persistent mark due later than the new `pst_interval` would schedule it is
-    /// brought forward, so both take effect at once.
-    pub fn configure(&mut self, cfg: &Config, now: Nanos) {
+    /// brought forward, so both take effect at once. `dev` is the device as it is now (its MTU
+    /// or queue may have changed since init).
+    pub fn configure(&mut self, cfg: &Config, now: Nanos, dev: Device) {
         let old_seed = self.cfg.marking.seed;
         self.cfg = *cfg;
         self.classifier = Classifier::new(&cfg.classify, cfg.bands);
@@ -245,7 +261,8 @@ impl Engine {
             self.rng = Prng::new(cfg.marking.seed);
         }
         self.sched.configure(&cfg.sched, cfg.bands);
-        self.shaper.configure(&cfg.shaper, self.mtu, now);
+        self.dev = dev;
+        self.shaper.configure(&cfg.shaper, dev, now);
         let bands = usize::from(self.sched.bands());
         let persistent_on = cfg.marking.modes.contains(Modes::PERSISTENT);
         for (i, marker) in self.markers.iter_mut().enumerate() {
@@ -257,6 +274,25 @@ impl Engine {
                 marker.persistent.clamp_next(now, &cfg.marking);
             }
         }
+    }
+
+    /// The device the shaper derives from, as last read.
+    pub const fn device(&self) -> Device {
+        self.dev
+    }
+
+    /// The device changed under a running qdisc (its MTU, say, with no `tc change`): the shaper
+    /// derives its default burst and late credit again, keeping its level (as at a change).
+    /// Returns whether anything changed. Off the packet path: the glue calls it only when a
+    /// packet longer than the known MTU waits for tokens.
+    #[cold]
+    pub fn refresh_device(&mut self, dev: Device, now: Nanos) -> bool {
+        if dev == self.dev {
+            return false;
+        }
+        self.dev = dev;
+        self.shaper.configure(&self.cfg.shaper, dev, now);
+        true
     }
 
     /// The band `pkt` joins.
@@ -362,6 +398,7 @@ impl Engine {
             enqueued_at,
             ecn,
             note: PacketNote::default(),
+            segs: 1,
         };
         self.dequeue_head(now, band, &head, next_head_len, false)
     }
@@ -389,20 +426,7 @@ impl Engine {
     ) -> DequeueVerdict {
         let i = band.index();
         let len = head.len;
-        self.remove_queued(band, len);
-        let sojourn = now.saturating_sub(head.enqueued_at);
-        let departure = Departure {
-            now,
-            sojourn,
-            qlen: self.bands[i].qlen,
-            backlog: self.bands[i].backlog,
-            pkt_len: len,
-        };
-        let causes =
-            self.markers[i].on_dequeue(&self.cfg.marking, &self.prob, &mut self.rng, &departure);
-        if next_head_len.is_none() {
-            self.markers[i].on_idle(&self.cfg.marking);
-        }
+        let (causes, sojourn) = self.take_head(now, band, head, next_head_len);
         let mark = match self.apply_marks(band, causes, head.ecn) {
             Some(Applied::Send(mark)) => mark,
             Some(Applied::PassedNonEct) => {
@@ -432,9 +456,81 @@ impl Engine {
         if self.stats.qlen == 0 {
             self.shaper.idle();
         }
-        self.bands[i].count_sent(len, sojourn);
+        self.bands[i].count_sent(len, sojourn, head.segs);
         self.stats.count_sent(len);
         DequeueVerdict::Send { mark }
+    }
+
+    /// Whether [`Engine::dequeue_head`] would drop `head` if the glue took it out of `band` at
+    /// `now`: a non-ECT packet a marking rule fires on, under `non_ect drop`. Changes nothing
+    /// (the band's marking state and the PRNG are run on copies).
+    ///
+    /// For a parent that peeks: the packet shown to its peek is promised (always sent), so the
+    /// `non_ect drop` policy is applied when the head is chosen for the peek, with the clock of
+    /// the peek; the glue then drops it for real through `dequeue_head`, which decides the same
+    /// from the same state.
+    pub fn nonect_drop_due(&self, now: Nanos, band: Band, head: &Head) -> bool {
+        if self.cfg.non_ect != NonEctPolicy::Drop || head.ecn != Ecn::NotEct {
+            return false;
+        }
+        let b = &self.bands[band.index()];
+        let departure = Departure {
+            now,
+            sojourn: now.saturating_sub(head.enqueued_at),
+            qlen: b.qlen.saturating_sub(1),
+            backlog: b.backlog.saturating_sub(u64::from(head.len)),
+            pkt_len: head.len,
+        };
+        let mut marker = self.markers[band.index()];
+        let mut rng = self.rng;
+        !marker
+            .on_dequeue(&self.cfg.marking, &self.prob, &mut rng, &departure)
+            .is_empty()
+    }
+
+    /// `head` leaves `band` at `now` (sent or dropped): it is no longer queued, the band's
+    /// marker sees its departure (idle-reset if the band is now empty). The causes that fired,
+    /// and its sojourn.
+    #[inline(always)]
+    fn take_head(
+        &mut self,
+        now: Nanos,
+        band: Band,
+        head: &Head,
+        next_head_len: Option<u32>,
+    ) -> (CauseSet, Nanos) {
+        let i = band.index();
+        self.remove_queued(band, head.len);
+        let sojourn = now.saturating_sub(head.enqueued_at);
+        let departure = Departure {
+            now,
+            sojourn,
+            qlen: self.bands[i].qlen,
+            backlog: self.bands[i].backlog,
+            pkt_len: head.len,
+        };
+        let causes =
+            self.markers[i].on_dequeue(&self.cfg.marking, &self.prob, &mut self.rng, &departure);
+        if next_head_len.is_none() {
+            self.markers[i].on_idle(&self.cfg.marking);
+        }
+        (causes, sojourn)
+    }
+
+    /// The glue dropped `head`, which [`Engine::nonect_drop_due`] named, when choosing the
+    /// packet for a parent's peek: accounted as [`Engine::dequeue_head`] accounts a `non_ect
+    /// drop` (the marker sees the departure, the scheduler is not charged, a `NonEct` drop).
+    #[cold]
+    pub fn drop_due_head(
+        &mut self,
+        now: Nanos,
+        band: Band,
+        head: &Head,
+        next_head_len: Option<u32>,
+    ) {
+        let _ = self.take_head(now, band, head, next_head_len);
+        self.sched.discard_head(band, head.len, next_head_len);
+        self.count_drop(band, head.len, DropReason::NonEct);
     }
 
     /// The glue removed one queued packet of `len` bytes from `band` without sending it (limit
@@ -680,6 +776,7 @@ mod tests {
     use crate::config::{ClassifyMode, QueueUnit, SchedKind};
     use crate::ecn::MarkCause;
     use crate::time::{ms, us};
+    use crate::token_bucket::Device;
     use std::collections::VecDeque;
     use std::vec::Vec;
 
@@ -687,6 +784,14 @@ mod tests {
     const ECT1: Option<u8> = Some(0b01);
     const CE: Option<u8> = Some(0b11);
     const NOT_ECT: Option<u8> = Some(0);
+
+    /// An Ethernet device with this MTU (plus header) and Linux's default queue.
+    fn dev(mtu: u32) -> Device {
+        Device {
+            mtu,
+            tx_queue_len: 1000,
+        }
+    }
 
     fn band(i: usize) -> Band {
         Band::new(i).unwrap()
@@ -760,6 +865,7 @@ mod tests {
                 enqueued_at: head.at,
                 ecn: head.ecn,
                 note: head.note,
+                segs: 1,
             };
             let v = self.e.dequeue_head(now, b, &h, next, false);
             self.check();
@@ -833,8 +939,8 @@ mod tests {
                 break;
             }
         }
-        e.init_seeded(&cfg, 42, 9_000);
-        assert_eq!(e, Engine::new_seeded(&cfg, 42, 9_000));
+        e.init_seeded(&cfg, 42, dev(9_000));
+        assert_eq!(e, Engine::new_on(&cfg, 42, dev(9_000)));
     }
 
     #[test]
@@ -842,24 +948,94 @@ mod tests {
         let mut cfg = cfg_with(Modes::PROBABILISTIC);
         // Seed 0 in the config: the random seed decides; a configured seed wins over it.
         assert_ne!(
-            Engine::new_seeded(&cfg, 1, 1514).rng,
-            Engine::new_seeded(&cfg, 2, 1514).rng
+            Engine::new_seeded(&cfg, 1, Device::DEFAULT.mtu).rng,
+            Engine::new_seeded(&cfg, 2, Device::DEFAULT.mtu).rng
         );
         cfg.marking.seed = 7;
-        assert_eq!(Engine::new_seeded(&cfg, 1, 1514).rng, Prng::new(7));
-        assert_eq!(Engine::new_seeded(&cfg, 2, 1514).rng, Prng::new(7));
+        assert_eq!(
+            Engine::new_seeded(&cfg, 1, Device::DEFAULT.mtu).rng,
+            Prng::new(7)
+        );
+        assert_eq!(
+            Engine::new_seeded(&cfg, 2, Device::DEFAULT.mtu).rng,
+            Prng::new(7)
+        );
         // A new non-zero seed at change restarts the sequence; the same seed or 0 keeps it.
         let mut e = Engine::new(&cfg);
         e.rng.next_u32();
         let advanced = e.rng;
-        e.configure(&cfg, 0);
+        e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(e.rng, advanced);
         cfg.marking.seed = 0;
-        e.configure(&cfg, 0);
+        e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(e.rng, advanced);
         cfg.marking.seed = 9;
-        e.configure(&cfg, 0);
+        e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(e.rng, Prng::new(9));
+    }
+
+    #[test]
+    fn nonect_drop_due_says_what_dequeue_would_do_and_changes_nothing() {
+        let mut cfg = cfg_with(Modes::INSTANTANEOUS);
+        cfg.marking.ins_target = ms(1);
+        cfg.non_ect = NonEctPolicy::Drop;
+        let mut e = Engine::new(&cfg);
+        let EnqueueVerdict::Queue { band: b, note, .. } = e.enqueue(&pkt(100, NOT_ECT)) else {
+            panic!("dropped at enqueue");
+        };
+        let head = Head {
+            len: 100,
+            enqueued_at: 0,
+            ecn: Ecn::NotEct,
+            note,
+            segs: 1,
+        };
+        let before = e.clone();
+        assert!(!e.nonect_drop_due(us(500), b, &head));
+        assert!(e.nonect_drop_due(ms(5), b, &head));
+        assert_eq!(e, before, "a query changed the engine");
+        // What dequeue would do at that time agrees, and the glue's drop accounts it so.
+        let mut by_dequeue = e.clone();
+        assert!(matches!(
+            by_dequeue.dequeue_head(ms(5), b, &head, None, false),
+            DequeueVerdict::Drop { .. }
+        ));
+        e.drop_due_head(ms(5), b, &head, None);
+        assert_eq!(
+            e, by_dequeue,
+            "drop_due_head accounts otherwise than dequeue_head"
+        );
+        assert_eq!(e.band_stats(b).drops_nonect, 1);
+        assert!(e.band_stats(b).balanced());
+        // ECT packets are marked, never dropped; `non_ect pass` never drops.
+        let ect = Head {
+            ecn: Ecn::Ect0,
+            ..head
+        };
+        assert!(!before.nonect_drop_due(ms(5), b, &ect));
+        cfg.non_ect = NonEctPolicy::Pass;
+        let mut e = Engine::new(&cfg);
+        let _ = e.enqueue(&pkt(100, NOT_ECT));
+        assert!(!e.nonect_drop_due(ms(5), b, &head));
+    }
+
+    #[test]
+    fn segments_count_what_the_wire_carries() {
+        let mut e = Engine::new(&Config::DEFAULT);
+        let EnqueueVerdict::Queue { band: b, note, .. } = e.enqueue(&pkt(8_000, ECT0)) else {
+            panic!("dropped at enqueue");
+        };
+        let head = Head {
+            len: 8_000,
+            enqueued_at: 0,
+            ecn: Ecn::Ect0,
+            note,
+            segs: 8,
+        };
+        let _ = e.dequeue_head(us(10), b, &head, None, false);
+        let s = e.band_stats(b);
+        assert_eq!((s.packets, s.segments), (1, 8));
+        assert!(s.balanced());
     }
 
     #[test]
@@ -867,12 +1043,20 @@ mod tests {
         let mut cfg = Config::DEFAULT;
         cfg.shaper.rate_bps = 100_000_000;
         assert_eq!(Engine::new(&cfg).shaper().burst_bytes(), 2 * DEFAULT_MTU);
-        let mut e = Engine::new_seeded(&cfg, 0, 9_000);
+        let mut e = Engine::new_on(&cfg, 0, dev(9_000));
         assert_eq!(e.shaper().burst_bytes(), 18_000);
-        // The MTU given at creation stays in force at change.
+        // A change reads the device again: its MTU now, not the one at creation.
         cfg.shaper.rate_bps = 200_000_000;
-        e.configure(&cfg, 0);
-        assert_eq!(e.shaper().burst_bytes(), 18_000);
+        e.configure(&cfg, 0, dev(1514));
+        assert_eq!(e.shaper().burst_bytes(), 2 * 1514);
+        // So does a refresh without a change (an MTU raised under a running qdisc), once.
+        assert!(e.refresh_device(dev(9_014), 0));
+        assert_eq!(e.shaper().burst_bytes(), 18_028);
+        assert!(!e.refresh_device(dev(9_014), 0));
+        // An explicit burst is the user's, whatever the MTU.
+        cfg.shaper.burst_bytes = 5_000;
+        e.configure(&cfg, 0, dev(9_014));
+        assert_eq!(e.shaper().burst_bytes(), 5_000);
     }
 
     #[test]
@@ -926,7 +1110,7 @@ mod tests {
         assert_eq!(e.classify(&at(0, None)), band(1));
         assert_eq!(e.classify(&at(2, None)), band(2));
         cfg.classify.mode = ClassifyMode::Dscp;
-        e.configure(&cfg, 0);
+        e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(e.classify(&at(6, Some(2 << 2))), band(2));
         assert_eq!(e.classify(&at(6, Some(40 << 2))), band(2));
         assert_eq!(e.classify(&at(6, None)), band(0));
@@ -1071,7 +1255,7 @@ mod tests {
         let s = *g.e.band_stats(band(0));
         assert_eq!((s.marks, s.ce_already, s.nonect_passed), (0, 1, 2));
         cfg.non_ect = NonEctPolicy::Drop;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(
             g.enqueue(0, pkt(100, NOT_ECT)),
             EnqueueVerdict::Drop {
@@ -1081,7 +1265,7 @@ mod tests {
         );
         // An unmarked non-ECT packet is never dropped by the policy.
         cfg.marking.k = 100;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert!(matches!(
             g.enqueue(0, pkt(100, NOT_ECT)),
             EnqueueVerdict::Queue { .. }
@@ -1272,7 +1456,7 @@ mod tests {
         assert_eq!(g.e.persistent(band(0)), PersistentState::new());
         let mut cfg = cfg_with(Modes::PERSISTENT);
         cfg.marking.idle_reset = false;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         g.enqueue(us(200), pkt(100, ECT0));
         g.dequeue(us(300)).unwrap();
         assert!(g.e.persistent(band(0)).above_target);
@@ -1387,7 +1571,7 @@ mod tests {
         assert_eq!(g.e.over_limit_victim(), None);
         // Over the packet limit: the most packets, a tie to the higher band.
         cfg.limit_packets = 6;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(g.e.over_limit_victim(), Some(band(2)));
         g.drop_head(band(2));
         assert_eq!(g.e.over_limit_victim(), Some(band(1)));
@@ -1395,7 +1579,7 @@ mod tests {
         assert_eq!(g.e.over_limit_victim(), None);
         // Over the byte limit only: the most bytes.
         cfg.limit_bytes = 2_000;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(g.e.over_limit_victim(), Some(band(0)));
         g.drop_head(band(0));
         assert_eq!(g.e.over_limit_victim(), None);
@@ -1403,7 +1587,7 @@ mod tests {
         cfg.bands = 2;
         cfg.limit_packets = 1_000;
         cfg.limit_bytes = 0;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(g.e.over_limit_victim(), Some(band(2)));
         g.drop_head(band(2));
         g.drop_head(band(2));
@@ -1440,7 +1624,7 @@ mod tests {
         assert!(kept.above_target);
         cfg.marking.ins_target = us(50);
         cfg.sched.quanta[1] = 3_000;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(g.e.persistent(band(0)), kept);
         assert_eq!((g.e.qlen(), g.e.scheduler().backlogged().len()), (8, 3));
         // New threshold in force at once.
@@ -1449,17 +1633,17 @@ mod tests {
         );
         // Persistent marking off: its state is cleared.
         cfg.marking.modes = Modes::INSTANTANEOUS;
-        g.e.configure(&cfg, 0);
+        g.e.configure(&cfg, 0, Device::DEFAULT);
         assert_eq!(g.e.persistent(band(0)), PersistentState::new());
         // Removed bands forget their state.
         let mut cfg_all = cfg;
         cfg_all.marking.modes = Modes::PERSISTENT;
         cfg_all.marking.idle_reset = false;
-        g.e.configure(&cfg_all, 0);
+        g.e.configure(&cfg_all, 0, Device::DEFAULT);
         while g.dequeue(us(200)).is_some() {}
         assert!(g.e.persistent(band(2)).above_target);
         cfg_all.bands = 2;
-        g.e.configure(&cfg_all, 0);
+        g.e.configure(&cfg_all, 0, Device::DEFAULT);
         assert_eq!(g.e.persistent(band(2)), PersistentState::new());
         assert!(g.e.persistent(band(1)).above_target);
     }
@@ -1519,6 +1703,7 @@ mod tests {
             enqueued_at: 0,
             ecn: Ecn::NotEct,
             note,
+            segs: 1,
         };
         let v = e.dequeue_head(ms(10), b, &head, None, true);
         assert_eq!(
@@ -1612,14 +1797,14 @@ mod tests {
         bad.bands = 0;
         bad.limit_packets = 0;
         bad.sched.quanta = [0; MAX_BANDS];
-        e.configure(&bad, 0);
+        e.configure(&bad, 0, Device::DEFAULT);
         assert!(matches!(
             e.enqueue(&pkt(100, ECT0)),
             EnqueueVerdict::Drop { .. }
         ));
         bad.bands = 200;
         bad.limit_packets = u32::MAX;
-        e.configure(&bad, 0);
+        e.configure(&bad, 0, Device::DEFAULT);
         assert!(matches!(
             e.enqueue(&PacketInfo {
                 len: u32::MAX,

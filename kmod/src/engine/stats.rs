@@ -34,6 +34,10 @@ pub struct BandStats {
     pub enqueued_bytes: u64,
     /// Packets sent (returned by `dequeue` as `Send`).
     pub packets: u64,
+    /// Those packets as the kernel's own packet counters count them (a GSO packet queued whole
+    /// counts its `gso_segs`): the class counters `tc -s class show` prints, which add up to
+    /// the qdisc's.
+    pub segments: u64,
     /// Bytes sent.
     pub bytes: u64,
     /// Packets queued now.
@@ -72,6 +76,7 @@ impl BandStats {
             enqueued: 0,
             enqueued_bytes: 0,
             packets: 0,
+            segments: 0,
             bytes: 0,
             qlen: 0,
             backlog: 0,
@@ -105,8 +110,9 @@ impl BandStats {
     }
 
     #[inline]
-    pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos) {
+    pub(crate) fn count_sent(&mut self, len: u32, sojourn: Nanos, segs: u32) {
         self.packets = self.packets.wrapping_add(1);
+        self.segments = self.segments.wrapping_add(u64::from(segs));
         self.bytes = self.bytes.wrapping_add(u64::from(len));
         self.sojourn_sum_ns = self.sojourn_sum_ns.saturating_add(sojourn);
         if sojourn > self.sojourn_max_ns {
@@ -267,7 +273,7 @@ mod tests {
         assert_eq!((b.drops(), b.drops_bytes), (4, 1_000));
         assert_eq!((q.drops(), q.drops_bytes), (4, 1_000));
         b.count_arrival(1_500);
-        b.count_sent(1_500, 7);
+        b.count_sent(1_500, 7, 1);
         assert!(b.balanced());
         // Bytes must balance too, not only packets.
         b.count_arrival(10);
@@ -285,8 +291,8 @@ mod tests {
         assert_eq!(b.marks_by_cause, [1, 2, 0, 0, 0]);
         assert_eq!(b.marks_for(MarkCause::Persistent), 2);
         assert_eq!(b.marks_for(MarkCause::Probabilistic), 0);
-        b.count_sent(100, 50);
-        b.count_sent(100, 30);
+        b.count_sent(100, 50, 1);
+        b.count_sent(100, 30, 1);
         assert_eq!((b.sojourn_max_ns, b.sojourn_sum_ns), (50, 80));
     }
 
@@ -307,7 +313,7 @@ mod tests {
         b.count_arrival(u32::MAX);
         b.count_drop(u32::MAX, DropReason::Config);
         b.count_marks(CauseSet::only(MarkCause::QueueDequeue));
-        b.count_sent(u32::MAX, u64::MAX);
+        b.count_sent(u32::MAX, u64::MAX, 1);
         // Per-packet event counters wrap, as the kernel's u64 packet and byte counters do.
         assert_eq!((b.enqueued, b.packets, b.marks), (0, 0, 0));
         assert_eq!(b.enqueued_bytes, u64::from(u32::MAX) - 1);

@@ -325,6 +325,7 @@ impl Sim {
             enqueued_at: q.enqueued_at,
             ecn: q.ecn,
             note: q.note,
+            segs: 1,
         };
         let v = self.engine.dequeue_head(self.now, b, &head, next, false);
         let after = (self.fifos[b.index()].len() as u32, self.fifo_bytes(b));
@@ -428,7 +429,8 @@ impl Sim {
 
     /// `change()` by a careless glue that does not flush removed bands first.
     pub fn configure_and_trim(&mut self, cfg: &Config) {
-        self.engine.configure(cfg, self.now);
+        self.engine
+            .configure(cfg, self.now, ecnsharp::token_bucket::Device::DEFAULT);
         while let Some(b) = self.engine.over_limit_victim() {
             let (q, next) = self.pop(b);
             self.books[b.index()].drops_config += 1;

@@ -1,32 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Hostile `RTM_NEWQDISC`/`RTM_DELQDISC` requests for one ecnsharp qdisc slot.
+//! Hostile requests for one ecnsharp qdisc slot: `RTM_NEWQDISC`/`RTM_DELQDISC` mostly, and
+//! class (`RTM_NEWTCLASS`, `RTM_DELTCLASS`, `RTM_GETTCLASS`) and filter (`RTM_NEWTFILTER`,
+//! `RTM_DELTFILTER`, a `matchall` on ecnsharp's block) requests.
 //!
-//! Each request is built from a plausible configuration (known attributes, right sizes, values
-//! from a list of edge cases) and then, most of the time, damaged: inside `TCA_OPTIONS` (wrong
-//! sizes, flags, duplicates, unknown numbers, truncated or leftover headers, nests where scalars
-//! belong, flipped bytes) or around it (no `NLA_F_NESTED`, wrong kind, short `tcmsg`, overrunning
-//! lengths, size tables, blocks). The label says where the damage is, so the caller knows which
-//! answers must carry an extack message.
+//! Each qdisc request is built from a plausible configuration (known attributes, right sizes,
+//! values from a list of edge cases) and then, most of the time, damaged: inside `TCA_OPTIONS`
+//! (wrong sizes, flags, duplicates, unknown numbers, truncated or leftover headers, nests where
+//! scalars belong, flipped bytes) or around it (no `NLA_F_NESTED`, wrong kind, short `tcmsg`,
+//! overrunning lengths, size tables, blocks). The label says where the damage is, so the caller
+//! knows which answers must carry an extack message, and the shape ([`Shape`]) tells the oracle
+//! what was asked.
 
 use ecnsharp::uapi::{self, Attr, NLA_F_NESTED, NLA_F_NET_BYTEORDER};
 
 use crate::nl::NLMSG_HDRLEN;
+use crate::oracle::Shape;
 use crate::rng::Rng;
+use crate::tc::{
+    self, NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELQDISC,
+    RTM_DELTCLASS, RTM_DELTFILTER, RTM_GETTCLASS, RTM_NEWQDISC, RTM_NEWTCLASS, RTM_NEWTFILTER,
+    TCA_KIND, TCA_OPTIONS, TCMSG_LEN,
+};
 
-const RTM_NEWQDISC: u16 = 36;
-const RTM_DELQDISC: u16 = 37;
-const NLM_F_REQUEST: u16 = 0x1;
-const NLM_F_ACK: u16 = 0x4;
-const NLM_F_REPLACE: u16 = 0x100;
-const NLM_F_EXCL: u16 = 0x200;
-const NLM_F_CREATE: u16 = 0x400;
-const TCA_KIND: u16 = 1;
-const TCA_OPTIONS: u16 = 2;
 const TCA_STAB: u16 = 8;
 const TCA_STAB_BASE: u16 = 1;
 const TCA_INGRESS_BLOCK: u16 = 13;
-/// `struct tcmsg` size.
-const TCMSG_LEN: usize = 20;
+/// `TCA_MATCHALL_CLASSID`.
+const TCA_MATCHALL_CLASSID: u16 = 1;
+/// `ETH_P_ALL`, as `tcm_info` carries it (network byte order in the low 16 bits).
+const PROTO_ALL: u32 = 0x0003u16.to_be() as u32;
 
 /// What a request does to the slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +41,10 @@ pub enum Op {
     Replace,
     /// `RTM_DELQDISC`.
     Delete,
+    /// A class request on the qdisc's classes.
+    Class,
+    /// A filter request on the qdisc's block.
+    Filter,
 }
 
 /// Where a request is damaged.
@@ -65,6 +71,8 @@ pub struct Request {
     pub defect: Defect,
     /// The damage done, for the log of a failure.
     pub what: String,
+    /// What it asks, for the oracle.
+    pub shape: Shape,
 }
 
 /// The slot the requests aim at.
@@ -318,9 +326,12 @@ impl Generator {
         }
     }
 
-    /// The next request.
+    /// The next request: 85% for the qdisc, 15% for its classes or filters.
     pub fn next_request(&mut self) -> Request {
         self.seq = self.seq.wrapping_add(1);
+        if self.rng.chance(15) {
+            return self.class_or_filter();
+        }
         let r = &mut self.rng;
         let op = *r.pick(&[
             Op::Add,
@@ -347,6 +358,7 @@ impl Generator {
             what = w;
         }
         let mut extra: Vec<u8> = Vec::new();
+        let mut stab = false;
         let mut tcm_cut = None;
         let mut overrun = 0usize;
         if r.chance(15) {
@@ -394,6 +406,7 @@ impl Generator {
                         spec[20..24].copy_from_slice(&r.u32().to_ne_bytes());
                     }
                     extra = nla(TCA_STAB | NLA_F_NESTED, &nla(TCA_STAB_BASE, &spec));
+                    stab = true;
                     what = String::from("size table");
                 }
             }
@@ -427,9 +440,19 @@ impl Generator {
         }
         let (kind_nl, flags) = match op {
             Op::Add => (RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL),
-            Op::Change => (RTM_NEWQDISC, 0),
             Op::Replace => (RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE),
             Op::Delete => (RTM_DELQDISC, 0),
+            _ => (RTM_NEWQDISC, 0),
+        };
+        let shape = Shape {
+            msg: kind_nl,
+            flags,
+            parent,
+            handle,
+            info: 0,
+            options: (with_options && op != Op::Delete).then(|| opts.clone()),
+            intact: defect != Defect::Outer,
+            stab,
         };
         let mut bytes = Vec::with_capacity(NLMSG_HDRLEN + body.len());
         bytes.extend(((NLMSG_HDRLEN + body.len()) as u32).to_ne_bytes());
@@ -444,6 +467,131 @@ impl Generator {
             op,
             defect,
             what,
+            shape,
+        }
+    }
+
+    /// A class request (`tc class` on ecnsharp's classes, which it has but cannot change or
+    /// delete) or a `matchall` filter on its block (`tc filter add dev X parent H: prio P
+    /// matchall classid H:N`), sometimes damaged.
+    fn class_or_filter(&mut self) -> Request {
+        let r = &mut self.rng;
+        let h = self.target.handle;
+        let mut intact = true;
+        let mut what = String::from("well formed");
+        let mut attrs = Vec::new();
+        let (msg, flags, mut parent, handle, info, op);
+        if r.chance(60) {
+            op = Op::Filter;
+            msg = *r.pick(&[RTM_NEWTFILTER, RTM_NEWTFILTER, RTM_DELTFILTER]);
+            let prio = if msg == RTM_DELTFILTER {
+                r.below(5) as u32
+            } else {
+                1 + r.below(4) as u32
+            };
+            // A class has no block: the kernel refuses a filter there.
+            parent = if r.chance(85) {
+                h
+            } else {
+                h | (1 + r.below(20) as u32)
+            };
+            // A flush (priority 0) must name no protocol; half of them do, and are refused.
+            info = if prio == 0 && r.chance(50) {
+                0
+            } else {
+                (prio << 16) | PROTO_ALL
+            };
+            handle = 0;
+            flags = if msg == RTM_NEWTFILTER {
+                NLM_F_CREATE | NLM_F_EXCL
+            } else {
+                0
+            };
+            if msg == RTM_NEWTFILTER {
+                let class = h | (1 + r.below(18) as u32);
+                let mut opts = tc::nla(TCA_MATCHALL_CLASSID, &class.to_ne_bytes());
+                let mut kind: &[u8] = b"matchall\0";
+                if r.chance(20) {
+                    intact = false;
+                    match r.below(4) {
+                        0 => {
+                            kind = b"matchal\0";
+                            what = String::from("filter kind matchal");
+                        }
+                        1 => {
+                            opts.truncate(6);
+                            what = String::from("matchall options cut");
+                        }
+                        2 => {
+                            opts.extend(tc::nla(0x7ff, &[1, 2, 3]));
+                            what = String::from("matchall option 0x7ff");
+                        }
+                        _ => {
+                            opts = r.u64().to_ne_bytes().to_vec();
+                            what = String::from("matchall options garbage");
+                        }
+                    }
+                }
+                attrs.extend(tc::nla(TCA_KIND, kind));
+                attrs.extend(tc::nla(TCA_OPTIONS | NLA_F_NESTED, &opts));
+            }
+        } else {
+            op = Op::Class;
+            msg = *r.pick(&[RTM_NEWTCLASS, RTM_NEWTCLASS, RTM_DELTCLASS, RTM_GETTCLASS]);
+            flags = if msg == RTM_NEWTCLASS {
+                *r.pick(&[
+                    0,
+                    NLM_F_CREATE,
+                    NLM_F_CREATE | NLM_F_EXCL,
+                    NLM_F_CREATE | NLM_F_REPLACE,
+                ])
+            } else {
+                0
+            };
+            parent = h;
+            handle = h | r.below(21) as u32;
+            info = 0;
+            if r.chance(50) {
+                attrs.extend(tc::nla(TCA_KIND, b"ecnsharp\0"));
+            }
+            if r.chance(50) {
+                let opts = encode(&options(r));
+                attrs.extend(tc::nla(TCA_OPTIONS | NLA_F_NESTED, &opts));
+            }
+        }
+        if r.chance(10) {
+            intact = false;
+            let random = r.u32();
+            parent = *r.pick(&[0, 0xffff_0000, 0x1_0000, random]);
+            what = format!("parent {parent:#x}");
+        }
+        let bytes = tc::message(
+            msg,
+            flags | NLM_F_REQUEST | NLM_F_ACK,
+            self.seq,
+            self.target.ifindex,
+            handle,
+            parent,
+            info,
+            &attrs,
+        );
+        Request {
+            bytes,
+            seq: self.seq,
+            op,
+            // Not the qdisc's options: an error may come from the core or a classifier.
+            defect: Defect::Outer,
+            what,
+            shape: Shape {
+                msg,
+                flags,
+                parent,
+                handle,
+                info,
+                options: None,
+                intact,
+                stab: false,
+            },
         }
     }
 }

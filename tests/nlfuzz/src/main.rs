@@ -7,11 +7,17 @@
 //!                       [--priority PRIO]
 //! ecnsharp-nlfuzz tap --dev DEV --stop-file PATH [--seconds MAX]
 //! ecnsharp-nlfuzz churn --dev DEV --parent P --handle H --seconds S --seed SEED
+//! ecnsharp-nlfuzz faults --dev DEV --parent P --handle H [--max N]
 //! ```
-//! `fuzz` sends N malformed or extreme `RTM_NEWQDISC`/`RTM_DELQDISC` requests (seeded: the same
-//! seed replays the same requests) and checks every answer: an ack, and on an error that the qdisc
-//! itself may have raised (damage inside `TCA_OPTIONS`, or none), an extack message. It prints
-//! `nlfuzz: seed=S tried=N accepted=N rejected=N violations=N` and exits 1 on any violation.
+//! `fuzz` sends N malformed or extreme qdisc, class and filter requests (seeded: the same seed
+//! replays the same requests) and checks every answer: an ack, and on an error that the qdisc
+//! itself may have raised (damage inside `TCA_OPTIONS`, or none), an extack message. Its oracle
+//! (`oracle.rs`) predicts, from a dump of the device before each request and the core's own
+//! decoder, whether the kernel accepts it and what the device holds afterwards, reads it back
+//! and flags any disagreement. It prints `nlfuzz: seed=S tried=N accepted=N rejected=N
+//! violations=N oracle_predicted=N oracle_mismatches=N ...` and exits 1 on any violation or
+//! mismatch.
+//! `faults` (`faults.rs`) makes the Nth allocation of a request fail, for N = 1, 2, ...
 //! `craft` sends odd frames (see `frames::KINDS`) through DEV's qdisc, with `skb->priority`
 //! PRIO (`SO_PRIORITY`, default 0); `tap` counts, like tcpdump on DEV, the frames DEV transmits
 //! and their ECN field, from "tap: listening" until PATH exists and a second has passed with
@@ -20,23 +26,25 @@
 //! options (see `churn.rs`); it prints `churn: changes=N failed=N` and exits 1 if any failed.
 
 mod churn;
+mod faults;
 mod frames;
 mod gen;
 mod nl;
+mod oracle;
 mod packet;
 mod rng;
+mod tc;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use gen::{Defect, Generator, Target};
 
-/// `TC_H_ROOT`.
-const TC_H_ROOT: u32 = 0xffff_ffff;
+use tc::TC_H_ROOT;
 
 /// Parses a tc handle: `root`, `MAJ:MIN`, `MAJ:` (hex, as tc writes them).
-fn handle(s: &str) -> Result<u32, String> {
+pub(crate) fn handle(s: &str) -> Result<u32, String> {
     if s == "root" {
         return Ok(TC_H_ROOT);
     }
@@ -51,7 +59,7 @@ fn handle(s: &str) -> Result<u32, String> {
     Ok((hex(maj)? << 16) | (hex(min)? & 0xffff))
 }
 
-fn mac(s: &str) -> Result<[u8; 6], String> {
+pub(crate) fn mac(s: &str) -> Result<[u8; 6], String> {
     let parts: Vec<u8> = s
         .split(':')
         .map(|p| u8::from_str_radix(p, 16))
@@ -61,7 +69,7 @@ fn mac(s: &str) -> Result<[u8; 6], String> {
 }
 
 /// `--key value` options.
-struct Args(BTreeMap<String, String>);
+pub(crate) struct Args(pub(crate) BTreeMap<String, String>);
 
 impl Args {
     fn parse(args: &[String]) -> Result<Args, String> {
@@ -77,20 +85,45 @@ impl Args {
         Ok(Args(map))
     }
 
-    fn get(&self, key: &str) -> Result<&str, String> {
+    pub(crate) fn get(&self, key: &str) -> Result<&str, String> {
         self.0
             .get(key)
             .map(String::as_str)
             .ok_or_else(|| format!("--{key} is required"))
     }
 
-    fn num(&self, key: &str, default: Option<u64>) -> Result<u64, String> {
+    pub(crate) fn num(&self, key: &str, default: Option<u64>) -> Result<u64, String> {
         match (self.0.get(key), default) {
             (Some(v), _) => v.parse().map_err(|_| format!("--{key}: not a number: {v}")),
             (None, Some(d)) => Ok(d),
             (None, None) => Err(format!("--{key} is required")),
         }
     }
+}
+
+/// Sequence numbers of the fuzzer's own dumps, apart from the requests'.
+const DUMP_SEQ: u32 = 0x4000_0000;
+
+/// The qdiscs of the device, for the oracle.
+fn state(sock: &mut nl::Socket, seq: &mut u32, ifindex: u32) -> Result<Vec<tc::Tc>, String> {
+    *seq = seq.wrapping_add(1);
+    match tc::qdiscs(sock, *seq, ifindex).map_err(|e| e.to_string())? {
+        Ok(q) => Ok(q),
+        Err(errno) => Err(format!("qdisc dump refused: errno {errno}")),
+    }
+}
+
+/// The filter priorities on ecnsharp's block `handle` (none if it is not there).
+fn prios(
+    sock: &mut nl::Socket,
+    seq: &mut u32,
+    ifindex: u32,
+    handle: u32,
+) -> Result<BTreeSet<u16>, String> {
+    *seq = seq.wrapping_add(1);
+    Ok(tc::filter_prios(sock, *seq, ifindex, handle)
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default())
 }
 
 fn fuzz(args: &Args) -> Result<bool, String> {
@@ -107,18 +140,44 @@ fn fuzz(args: &Args) -> Result<bool, String> {
         parents,
         handle: handle(args.get("handle")?)?,
     };
+    let h = target.handle;
     let mut sock = nl::Socket::open(Duration::from_secs(20)).map_err(|e| e.to_string())?;
     let mut g = Generator::new(seed, target);
+    let mut oracle = oracle::Oracle::default();
+    let mut dseq = DUMP_SEQ;
     let (mut accepted, mut rejected, mut violations) = (0u64, 0u64, 0u64);
+    let (mut predicted, mut mismatches, mut classes, mut filters) = (0u64, 0u64, 0u64, 0u64);
+    let mut stab_half_applied = 0u64;
     let mut errnos: BTreeMap<i32, u64> = BTreeMap::new();
     let mut without_extack: BTreeMap<i32, u64> = BTreeMap::new();
+    let mut before = state(&mut sock, &mut dseq, ifindex)?;
     for i in 0..count {
         let req = g.next_request();
-        let violation = match sock.send(&req.bytes).and_then(|()| sock.ack(req.seq)) {
-            Err(e) => Some(format!("no answer: {e}")),
+        let filter_req = req.op == gen::Op::Filter;
+        classes += u64::from(req.op == gen::Op::Class);
+        filters += u64::from(filter_req);
+        let f_before = if filter_req {
+            prios(&mut sock, &mut dseq, ifindex, h)?
+        } else {
+            BTreeSet::new()
+        };
+        let expect = oracle.predict(&req.shape, &before, &f_before);
+        let by_options = req
+            .shape
+            .stab
+            .then(|| oracle.options_effect(&req.shape, &before))
+            .flatten();
+        predicted += u64::from(expect != oracle::Expect::Unknown);
+        let answer = sock.send(&req.bytes).and_then(|()| sock.ack(req.seq));
+        let mut problems: Vec<String> = Vec::new();
+        let errno = match &answer {
+            Err(e) => {
+                problems.push(format!("no answer: {e}"));
+                -1
+            }
             Ok(ack) if ack.errno == 0 => {
                 accepted += 1;
-                None
+                0
             }
             Ok(ack) => {
                 rejected += 1;
@@ -126,27 +185,80 @@ fn fuzz(args: &Args) -> Result<bool, String> {
                 if ack.message.as_deref().unwrap_or("").is_empty() {
                     *without_extack.entry(ack.errno).or_default() += 1;
                     if req.defect != Defect::Outer {
-                        Some(format!("errno {} without an extack message", ack.errno))
-                    } else {
-                        None
+                        problems.push(format!("errno {} without an extack message", ack.errno));
                     }
                 } else if !(1..4096).contains(&ack.errno) {
-                    Some(format!("errno {} out of range", ack.errno))
-                } else {
-                    None
+                    problems.push(format!("errno {} out of range", ack.errno));
                 }
+                ack.errno
             }
         };
-        if let Some(v) = violation {
-            violations += 1;
-            if violations <= 5 {
-                let hex: String = req.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                println!(
-                    "nlfuzz: VIOLATION seed={seed} request={i} op={:?} defect={:?} ({}): {v}\nnlfuzz:   bytes {hex}",
-                    req.op, req.defect, req.what
-                );
+        violations += u64::from(!problems.is_empty());
+        let after = state(&mut sock, &mut dseq, ifindex)?;
+        let f_after = if filter_req {
+            prios(&mut sock, &mut dseq, ifindex, h)?
+        } else {
+            BTreeSet::new()
+        };
+        if errno >= 0 {
+            let mut verdict = oracle.check(&expect, errno, &before, &after, &f_after);
+            if verdict.is_err() && errno != 0 && req.shape.stab {
+                // The kernel applied the options, then refused the size table (qdisc_change
+                // in net/sched/sch_api.c): allowed only as exactly what the options make.
+                let slot = oracle::child_at(&after, req.shape.parent)
+                    .filter(|q| q.handle == req.shape.handle)
+                    .and_then(oracle::dumped);
+                let others = |v: &[tc::Tc]| -> Vec<tc::Tc> {
+                    v.iter()
+                        .filter(|q| q.handle != req.shape.handle)
+                        .cloned()
+                        .collect()
+                };
+                if by_options.is_some_and(|c| slot == Some(oracle::normalize(c)))
+                    && others(&before) == others(&after)
+                {
+                    stab_half_applied += 1;
+                    verdict = Ok(());
+                }
+            }
+            if verdict.is_ok() && req.op == gen::Op::Class {
+                // ecnsharp's classes are its bands, whatever was asked of them.
+                let bands = oracle::lookup(&after, h)
+                    .filter(|q| q.kind == "ecnsharp")
+                    .and_then(oracle::dumped)
+                    .map(|c| usize::from(c.bands));
+                if let Some(bands) = bands {
+                    dseq = dseq.wrapping_add(1);
+                    let got = tc::classes(&mut sock, dseq, ifindex, h)
+                        .map_err(|e| e.to_string())?
+                        .map(|c| c.len());
+                    if got != Ok(bands) {
+                        verdict = Err(format!("class dump {got:?}, bands {bands}"));
+                    }
+                }
+            }
+            if verdict.is_ok() && errno != 0 && filter_req && f_before != f_after {
+                verdict = Err(format!(
+                    "refused, but the filters went from {f_before:?} to {f_after:?}"
+                ));
+            }
+            if let Err(e) = verdict {
+                mismatches += 1;
+                problems.push(format!("oracle: {e}"));
             }
         }
+        if !problems.is_empty() && violations + mismatches <= 6 {
+            let hex: String = req.bytes.iter().map(|b| format!("{b:02x}")).collect();
+            println!(
+                "nlfuzz: VIOLATION seed={seed} request={i} op={:?} defect={:?} ({}): {}\nnlfuzz:   expected {:?}\nnlfuzz:   bytes {hex}",
+                req.op,
+                req.defect,
+                req.what,
+                problems.join("; "),
+                expect
+            );
+        }
+        before = after;
     }
     let fmt = |m: &BTreeMap<i32, u64>| {
         m.iter()
@@ -155,11 +267,11 @@ fn fuzz(args: &Args) -> Result<bool, String> {
             .join(",")
     };
     println!(
-        "nlfuzz: seed={seed} tried={count} accepted={accepted} rejected={rejected} violations={violations} errnos={} no_extack={}",
+        "nlfuzz: seed={seed} tried={count} accepted={accepted} rejected={rejected} violations={violations} oracle_predicted={predicted} oracle_mismatches={mismatches} classes={classes} filters={filters} stab_refused_after_change={stab_half_applied} errnos={} no_extack={}",
         fmt(&errnos),
         fmt(&without_extack)
     );
-    Ok(violations == 0)
+    Ok(violations == 0 && mismatches == 0)
 }
 
 fn craft(args: &Args) -> Result<bool, String> {
@@ -175,13 +287,13 @@ fn craft(args: &Args) -> Result<bool, String> {
     let count = args.num("count", None)?;
     let ecn = args.num("ecn", Some(u64::from(frames::ECT0)))? as u8 & 3;
     let size = args.num("size", Some(100))? as usize;
-    let gso = kind == "gso";
+    let gso = kind == "gso" || kind == "gso6";
     let priority = args.num("priority", Some(0))? as libc::c_int;
     let sock = packet::PacketSocket::sender(ifindex, gso, priority).map_err(|e| e.to_string())?;
     let (mut sent, mut refused) = (0u64, 0u64);
     for i in 0..count as usize {
         let f = if gso {
-            frames::gso_frame(&a, ecn, 8, 1000)
+            frames::gso_frame_of(&a, ecn, 8, 1000, kind == "gso6")
         } else {
             frames::frame(kind, &a, ecn, size, i)
                 .ok_or_else(|| format!("unknown kind {kind} (known: {:?})", frames::KINDS))?
@@ -207,8 +319,8 @@ fn tap(args: &Args) -> Result<bool, String> {
     let c =
         packet::tap(ifindex, Duration::from_secs(secs), &stop, ready).map_err(|e| e.to_string())?;
     println!(
-        "tap: frames={} ip={} tagged={} ce={} ect={}",
-        c.frames, c.ip, c.tagged, c.ce, c.ect
+        "tap: frames={} ip={} tagged={} ce={} ect={} big={}",
+        c.frames, c.ip, c.tagged, c.ce, c.ect, c.big
     );
     Ok(true)
 }
@@ -256,6 +368,7 @@ fn main() -> ExitCode {
         "craft" => craft(&a),
         "tap" => tap(&a),
         "churn" => churn(&a),
+        "faults" => faults::run(&a),
         _ => Err(format!("unknown command {cmd}")),
     });
     match run {

@@ -11,6 +11,10 @@ use std::time::Duration;
 pub const NLMSG_HDRLEN: usize = 16;
 /// `NLMSG_ERROR`: the type of an ack.
 const NLMSG_ERROR: u16 = 2;
+/// `NLMSG_DONE`: the end of a dump.
+const NLMSG_DONE: u16 = 3;
+/// `NLM_F_DUMP` (`NLM_F_ROOT | NLM_F_MATCH`).
+pub const NLM_F_DUMP: u16 = 0x300;
 /// `NLM_F_ACK_TLVS`: the ack carries extack attributes.
 const NLM_F_ACK_TLVS: u16 = 0x200;
 /// `NLM_F_CAPPED`: the ack carries only the request's header, not its payload.
@@ -124,6 +128,41 @@ impl Socket {
             return Err(last_error("sendto(netlink)"));
         }
         Ok(())
+    }
+
+    /// Sends a dump request (sequence `seq`) and returns every message of the reply, headers
+    /// included, until `NLMSG_DONE`; an `NLMSG_ERROR` instead ends it with that errno.
+    pub fn dump(&mut self, msg: &[u8], seq: u32) -> io::Result<Result<Vec<Vec<u8>>, i32>> {
+        self.send(msg)?;
+        let mut out = Vec::new();
+        loop {
+            // SAFETY: `buf` is valid for writes of its length.
+            let n = unsafe { libc::recv(self.fd, self.buf.as_mut_ptr().cast(), self.buf.len(), 0) };
+            if n < 0 {
+                return Err(last_error(&format!("recv(netlink), dump seq {seq}")));
+            }
+            let data = &self.buf[..n as usize];
+            let mut at = 0;
+            while let Some(hdr) = data.get(at..at + NLMSG_HDRLEN) {
+                let len = u32::from_ne_bytes(hdr[0..4].try_into().unwrap_or_default()) as usize;
+                let kind = u16::from_ne_bytes([hdr[4], hdr[5]]);
+                let got_seq = u32::from_ne_bytes(hdr[8..12].try_into().unwrap_or_default());
+                if len < NLMSG_HDRLEN || at + len > data.len() {
+                    return Err(io::Error::other(format!("malformed reply (len {len})")));
+                }
+                if got_seq == seq {
+                    match kind {
+                        NLMSG_DONE => return Ok(Ok(out)),
+                        NLMSG_ERROR => {
+                            let ack = parse_ack(&data[at..at + len], 0)?;
+                            return Ok(Err(ack.errno));
+                        }
+                        _ => out.push(data[at..at + len].to_vec()),
+                    }
+                }
+                at += (len + 3) & !3;
+            }
+        }
     }
 
     /// Reads datagrams until the ack of sequence number `seq` arrives.

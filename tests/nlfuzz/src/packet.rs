@@ -142,6 +142,8 @@ pub struct TapCounts {
     pub ce: u64,
     /// IP with ECT(0) or ECT(1).
     pub ect: u64,
+    /// Longer than 1518 bytes: GSO packets sent whole, jumbo frames.
+    pub big: u64,
 }
 
 /// Taps `ifindex` and counts what the device transmits (`PACKET_OUTGOING`) until `stop` exists
@@ -229,6 +231,11 @@ pub fn tap(
             continue;
         }
         counts.frames += 1;
+        // Longer than an Ethernet frame at MTU 1500 (with a VLAN tag): a GSO packet the qdisc
+        // held whole, or a jumbo frame.
+        if n > 1518 {
+            counts.big += 1;
+        }
         let seen = frames::parse(&buf[..n as usize]);
         if seen.tags > 0 {
             counts.tagged += 1;

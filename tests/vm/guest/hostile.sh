@@ -6,6 +6,10 @@
 
 MISMATCHES=0
 
+# qdump DEV: every qdisc of DEV with statistics, as JSON, from ecnsharp-tc (tc 6.1 prints invalid
+# JSON for hfsc and qfq parents).
+qdump() { ecnsharp-tc -s -j qdisc show dev "$1"; }
+
 # quiet_pair: after pg_pair, vq sends nothing of its own, so the qdisc sees only pktgen's packets
 # and counts can be exact: both neighbours pinned (no ARP), IPv6 off on vq (no MLD, RS or
 # neighbour advertisements; pktgen builds its IPv6 headers itself).
@@ -47,14 +51,15 @@ bg_stop() {
 	return 0
 }
 
-# balanced_all DEV: every band of every ecnsharp qdisc on DEV balances, packets and bytes
-# (enqueued = sent + drops + queued; the band records are one snapshot). A failure counts in
-# MISMATCHES and shows the dump.
+# balanced_all DEV: DEV has an ecnsharp qdisc, and every band of every one balances, packets and
+# bytes (enqueued = sent + drops + queued; the band records are one snapshot). A failure counts
+# in MISMATCHES and shows the dump.
 balanced_all() {
-	tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || { cat /tmp/dump.json; return 1; }
+	qdump "$1" >/tmp/dump.json 2>&1 || { cat /tmp/dump.json; return 1; }
+	# At least one ecnsharp qdisc: an empty list would pass "all" and prove nothing.
 	jq -e '[.[] | select(.kind == "ecnsharp") | .bands[] |
-		.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen] | all' \
-		/tmp/dump.json >/dev/null && return 0
+		.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen] |
+		length > 0 and all' /tmp/dump.json >/dev/null && return 0
 	MISMATCHES=$((MISMATCHES + 1))
 	jq -c '.[] | select(.kind == "ecnsharp") | {handle, parent, bands: [.bands[] |
 		{enqueued, packets, qlen, drops_limit, drops_nonect, drops_config}]}' /tmp/dump.json
@@ -66,7 +71,7 @@ balanced_all() {
 # retried). A failure counts in MISMATCHES.
 settled_balanced() {
 	for _try in 1 2 3 4 5; do
-		tc -s -j qdisc show dev "$1" >/tmp/dump.json 2>&1 || break
+		qdump "$1" >/tmp/dump.json 2>&1 || break
 		jq -e '[.[] | select(.kind == "ecnsharp") |
 			([.bands[].packets] | add) == .packets and ([.bands[].qlen] | add) == .qlen and
 			([.bands[].backlog] | add) == .backlog and

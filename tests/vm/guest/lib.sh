@@ -12,12 +12,23 @@ KTAP_N=0
 KTAP_PASS=0
 KTAP_FAIL=0
 KTAP_SKIP=0
+KTAP_PLAN=
 
-# ktap_begin SUITE: start a suite.
+# ktap_begin SUITE [PLAN]: start a suite; PLAN (the number of cases it will run) is declared at
+# once, or with ktap_plan before the first case. The harness (tests/vm/selftests.sh) fails a
+# suite whose plan comes late, is 0, or differs from the cases that ran: a suite cannot skip
+# cases silently, nor pass by dying before its first one.
 ktap_begin() {
 	KTAP_SUITE=$1
 	echo "KTAP version 1"
 	echo "# suite: $1"
+	[ -z "${2:-}" ] || ktap_plan "$2"
+}
+
+# ktap_plan N: declare the plan (once, before the first case).
+ktap_plan() {
+	KTAP_PLAN=$1
+	echo "1..$1"
 }
 
 ktap_ok() {
@@ -67,11 +78,10 @@ check_fails() {
 # diag MSG: a diagnostic line (measurements, context).
 diag() { echo "# $*"; }
 
-# ktap_end: print the plan and totals; exit status says whether every case passed.
+# ktap_end: print the totals; exit status says whether every case passed and the plan held.
 ktap_end() {
-	echo "1..$KTAP_N"
-	echo "# $KTAP_SUITE: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped"
-	[ "$KTAP_FAIL" -eq 0 ]
+	echo "# $KTAP_SUITE: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped (plan ${KTAP_PLAN:-none}, $KTAP_N ran)"
+	[ "$KTAP_FAIL" -eq 0 ] && [ "${KTAP_PLAN:-none}" = "$KTAP_N" ]
 }
 
 # ge A B / gt A B / le A B: integer comparisons usable with check (busybox test handles 64-bit).
@@ -205,15 +215,28 @@ pg_send() {
 	shift 2
 	_d=/proc/net/pktgen/vq
 	# Every thread: a stream pg_streams left on another one (count 0: endless) would start too,
-	# and "start" would never return.
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	# and "start" would never return; and only once the threads have removed them (seen: the 40
+	# packets of pg_counted's last stream started again beside a 1-packet pg_send).
+	pg_clear || return 1
 	echo "add_device vq" >/proc/net/pktgen/kpktgend_0 || return 1
 	for _c in "count $_count" "pkt_size $_size" "delay 0" "clone_skb 0" "burst 1" \
 		"xmit_mode queue_xmit" "dst 10.1.0.2" "dst_mac $PG_MAC" "udp_dst_min 9" "udp_dst_max 9" "$@"; do
 		echo "$_c" >$_d || { echo "pktgen refused: $_c"; return 1; }
 	done
 	echo start >/proc/net/pktgen/pgctrl
+}
+
+# pg_clear: every pktgen stream removed from every thread, and gone. The threads remove devices
+# on their own time: adding a name still listed fails, and "start" would run it again.
+pg_clear() {
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
+	_n=0
+	while ls /proc/net/pktgen | grep -q '^vq'; do
+		_n=$((_n + 1))
+		[ $_n -gt 100 ] && { echo "pktgen: old streams not removed"; return 1; }
+		sleep 0.1
+	done
 }
 
 # pg_streams SECONDS SIZE SPEC...: several concurrent streams on vq, one per SPEC, each a
@@ -246,15 +269,7 @@ pg_setup_streams() {
 	_count=$1
 	_size=$2
 	shift 2
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
-	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
-	# The threads remove devices on their own time: adding a name still listed fails.
-	_n=0
-	while ls /proc/net/pktgen | grep -q '^vq'; do
-		_n=$((_n + 1))
-		[ $_n -gt 100 ] && { echo "pktgen: old streams not removed"; return 1; }
-		sleep 0.1
-	done
+	pg_clear || return 1
 	_i=0
 	for _spec in "$@"; do
 		_t=kpktgend_$((_i % 2))

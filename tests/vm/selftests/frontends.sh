@@ -5,7 +5,7 @@
 # refused by the grammar (exit 1) or by the kernel's validation with an extack naming the option
 # (exit 2); change, replace and del work from both tools.
 . /test/vm/guest/lib.sh
-ktap_begin frontends
+ktap_begin frontends 44
 
 DEV=d0
 OPTS="bands 3 mode ecnsharp+red ins_target 150us pst_target 60us pst_interval 180us k 40p

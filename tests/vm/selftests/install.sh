@@ -7,7 +7,7 @@
 # drives the qdisc through the installed tc plugin and ecnsharp-tc, finds the man pages and
 # completions, and uninstalls, leaving the file system as it found it.
 . /test/vm/guest/lib.sh
-ktap_begin install
+ktap_begin install 25
 
 stage=/stage
 manifest=/usr/local/share/ecnsharp/manifest

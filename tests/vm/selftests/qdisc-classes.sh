@@ -4,7 +4,7 @@
 # users expect. Each case first checks that its traffic went where the case says.
 . /test/vm/guest/lib.sh
 . /test/vm/guest/hostile.sh
-ktap_begin qdisc-classes
+ktap_begin qdisc-classes 33
 
 Q=vq
 N=200

@@ -4,7 +4,7 @@
 # kernel's tc-testing (tdc) cases: defaults, each option read back, replace/change/delete, errors
 # answered with an extack naming the option, and attachment under other qdiscs.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-config
+ktap_begin qdisc-config 47
 
 ip link add dum0 type dummy && ip link set dum0 up
 D=dum0
@@ -104,6 +104,23 @@ check "valid probabilistic settings accepted" tc qdisc change dev $D root ecnsha
 check "kernel: tmax below the configured tmin refused, extack names it" refused "Error: .*tm" tc qdisc change dev $D root ecnsharp tmax 50us
 check "kernel: strict 3 with bands 2 refused" refused "Error: .*strict" tc qdisc change dev $D root ecnsharp bands 2 strict 3
 check "a failed change leaves the config whole" opt_is tmax 200
+
+# Every error message goes through the kernel's extack macros, so the netlink:netlink_extack
+# tracepoint sees it (the debug kernel has trace events; the default kernel does not).
+extack_traced() {
+	T=/sys/kernel/tracing
+	[ -e $T/events ] || mount -t tracefs nodev $T || return 1
+	echo 1 >$T/events/netlink/netlink_extack/enable || return 1
+	echo >$T/trace
+	tc qdisc change dev $D root ecnsharp bands 2 strict 3 >/dev/null 2>&1
+	echo 0 >$T/events/netlink/netlink_extack/enable
+	grep -q 'netlink_extack: msg=.*strict' $T/trace || { tail -n 5 $T/trace; return 1; }
+}
+if [ -d /sys/kernel/tracing ]; then
+	check "kernel: the refusal's message is seen by the netlink_extack tracepoint" extack_traced
+else
+	ktap_skip "kernel: the refusal's message is seen by the netlink_extack tracepoint" "no trace events in this kernel (the debug kernel has them)"
+fi
 del
 
 # Attachment: as a child of htb and tbf, and per TX queue under mq.

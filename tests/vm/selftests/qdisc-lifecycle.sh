@@ -4,7 +4,7 @@
 # kernel's kmemleak and KASAN watch this suite), change under traffic without loss, limit shrink
 # under a parent (the parents must hear of the drops), peek by a shaping parent, device down.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-lifecycle
+ktap_begin qdisc-lifecycle 25
 
 KO=/lib/modules/ecnsharp/sch_ecnsharp.ko
 Q=vq
@@ -123,9 +123,9 @@ tc qdisc del dev $Q root
 
 # Device down with packets queued resets the qdisc: read from ecnsharp's own band records (the
 # kernel zeroes the generic qlen and backlog itself), every band empty, the packets it still held
-# counted as config drops (at most those queued just before, plus two of the stack's own: ARP or
-# ND may queue one meanwhile),
-# and the counters balance.
+# counted as config drops in its band books (at most those queued just before, plus two of the
+# stack's own: ARP or ND may queue one meanwhile), and the counters balance. The flush is not a
+# drop in the kernel's own counter (tc's "dropped"), as for every kernel qdisc's reset.
 band_sum() { qjson $Q | jq "[.bands[].$1] | add"; }
 # fill_queued MIN: pings (1014 bytes on the wire, 100 a second) until the bands hold at least MIN
 # packets, within 120 s; leaves the count in _held. The shaper sends one a second meanwhile, so a
@@ -141,14 +141,17 @@ down_reset() {
 	_d0=$(band_sum drops_config)
 	fill_queued 10 || return 1
 	[ "$_held" -gt 0 ] || { echo "nothing queued before the reset"; return 1; }
+	_k0=$(qstat $Q drops)
 	ip link set $Q down && ip link set $Q up || return 1
+	_k1=$(qstat $Q drops)
+	[ "$_k1" = "$_k0" ] || { echo "the reset counted $((_k1 - _k0)) drops in tc's dropped ($_k0 -> $_k1)"; return 1; }
 	qjson $Q | jq -e --argjson held "$_held" --argjson d0 "$_d0" '
 		([.bands[].drops_config] | add) as $d |
 		all(.bands[]; .qlen == 0 and .backlog == 0) and $d > $d0 and $d <= $d0 + $held + 2' ||
 		{ qjson $Q; return 1; }
 	bands_balanced $Q
 }
-check "device down resets the queue" down_reset
+check "device down resets the queue; the flush is no drop in tc's counter" down_reset
 tc qdisc del dev $Q root
 
 # Replacing ecnsharp by another kind while packets are queued destroys it with its packets.

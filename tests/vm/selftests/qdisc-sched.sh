@@ -5,7 +5,7 @@
 # sent per band over a window are compared with the configured quanta or weights (within 5%),
 # and strict priority must starve lower bands.
 . /test/vm/guest/lib.sh
-ktap_begin qdisc-sched
+ktap_begin qdisc-sched 30
 
 Q=vq
 MAP="priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2"

@@ -3,7 +3,7 @@
 # Smoke suite: the bench itself works. Boot, module load/unload, two namespaces joined by veth with
 # DCTCP and ECN, a TCP transfer between them, and tc statistics.
 . /test/vm/guest/lib.sh
-ktap_begin smoke
+ktap_begin smoke 19
 
 kernel_ok() {
 	uname -r | grep -q '^6\.12\.' && [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ]

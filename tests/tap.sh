@@ -1,0 +1,40 @@
+# tap.sh: run a TAP producer on the host and count what it says, for tests/check.sh (sourced).
+# A producer's "ok" lines alone prove nothing: one that crashes half way prints only oks. So a
+# run counts as failed too when the producer exits non-zero, prints no plan, prints 1..0, or
+# its plan disagrees with the cases it printed (plan first or last: host tools print it last).
+# tests/vm/bench-selftest.sh drives this with producers that crash half way
+# (tests/vm/fixtures/tap-*.sh).
+
+# tap_run NAME LOG CMD...: run CMD, keep its output in LOG, print its TAP lines (and "#"
+# comments), then one "not ok - NAME: ..." line per way it failed as a whole. Sets TAP_PASS and
+# TAP_FAIL (cases passed, failed; skips count as neither); returns 0 only if all went well.
+tap_run() {
+	local name=$1 log=$2 rc plan plans ran skip bad=0
+	shift 2
+	"$@" >"$log" 2>&1
+	rc=$?
+	grep -E '^(ok|not ok|#|1\.\.)' "$log" | grep -vE '^1\.\.'
+	TAP_PASS=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
+	skip=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | tr -d ' ')
+	TAP_FAIL=$(grep -cE '^not ok [0-9]+' "$log" | tr -d ' ')
+	ran=$((TAP_PASS + TAP_FAIL))
+	TAP_PASS=$((TAP_PASS - skip))
+	plans=$(grep -cE '^1\.\.[0-9]+$' "$log" | tr -d ' ')
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
+	if [ "$rc" -ne 0 ]; then
+		echo "not ok - $name: exited with status $rc"
+		bad=1
+	fi
+	if [ "$plans" -ne 1 ]; then
+		echo "not ok - $name: $plans plans (1..N) where one was due"
+		bad=1
+	elif [ "$plan" -eq 0 ] || [ "$plan" -ne "$ran" ]; then
+		echo "not ok - $name: plan 1..$plan but $ran cases"
+		bad=1
+	fi
+	if [ "$bad" -ne 0 ]; then
+		TAP_FAIL=$((TAP_FAIL + 1))
+		tail -n 20 "$log" | grep -vE '^(ok|not ok) ' | sed 's/^/# /'
+	fi
+	[ "$bad" -eq 0 ] && [ "$TAP_FAIL" -eq 0 ]
+}
