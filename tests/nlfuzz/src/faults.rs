@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Allocation failures injected into the qdisc's requests, one at a time: for N = 1, 2, ...
 //! the Nth allocation the request makes in this task fails (`/proc/thread-self/fail-nth`, with
 //! failslab and fail_page_alloc armed by the caller), until a request completes before its Nth

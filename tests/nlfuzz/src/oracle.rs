@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The fuzzer's oracle: what the kernel must answer to a request and what the device must look
 //! like afterwards, from the device's state before it (a dump) and the core's own decoder
 //! (`uapi::decode_options`, with `Config::validate`), the very code the module runs.

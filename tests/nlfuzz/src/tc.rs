@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Reading a device's traffic control back: its qdiscs, and the classes and filters of one
 //! qdisc, from dumps (`RTM_GETQDISC`, `RTM_GETTCLASS`, `RTM_GETTFILTER` with `NLM_F_DUMP`), and
 //! building the requests the fuzzer sends.

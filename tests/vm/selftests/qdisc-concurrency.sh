@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # vm-flavour: debug
 # Concurrency on the debug kernel (lockdep, KASAN): two churn processes change two ecnsharp
 # qdiscs under prio (ecnsharp-nlfuzz churn: valid RTM_NEWQDISC changes of band count, limit,

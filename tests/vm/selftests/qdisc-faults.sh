@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # vm-flavour: debug
 # Allocation failures injected under traffic (debug kernel: failslab and fail_page_alloc, armed
 # per request through /proc/thread-self/fail-nth as syzkaller does). For each parent (root, htb,

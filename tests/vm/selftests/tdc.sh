@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # vm-needs: tdc
 # The kernel's own tc-testing: tdc.py from the kernel tree (tools/testing/selftests/tc-testing,
 # put in the guest unchanged by run-in-vm --tdc, with python3) runs ecnsharp's cases,
