@@ -293,7 +293,8 @@ main(int argc, char* argv[])
             end = launch + 0.1;
         }
     }
-    ScheduleFlows();
+    /* Incast: the queue samples run to their end even if every flow is done before. */
+    ScheduleFlows(incast ? queryAt + MilliSeconds(4) + MicroSeconds(1) : Time(0));
 
     /* Queue statistics over the arrival window: the time-average packets queued at each
      * switch port, averaged over the ports (the issue's queue_mean), and over busy time. */

@@ -28,6 +28,7 @@ std::map<uint64_t, size_t> g_flowOf; /* (src address << 16 | port) -> flow */
 std::vector<uint16_t> g_nextPort;
 std::vector<Ptr<HostDelayQueueDisc>> g_hostQueues;
 size_t g_pending = 0;
+Time g_notBefore;
 
 void
 SendMore(size_t f)
@@ -119,7 +120,7 @@ SinkRx(Ptr<const Packet> p, const Address& from)
         flow.done = Simulator::Now();
         if (--g_pending == 0)
         {
-            Simulator::Stop();
+            Simulator::Stop(std::max(g_notBefore - Simulator::Now(), Time(0)));
         }
     }
 }
@@ -311,8 +312,9 @@ AddFlow(uint32_t src, uint32_t dst, uint64_t size, Time start, uint8_t delayClas
 }
 
 void
-ScheduleFlows()
+ScheduleFlows(Time notBefore)
 {
+    g_notBefore = notBefore;
     for (size_t f = 0; f < g_flows.size(); f++)
     {
         Simulator::Schedule(g_flows[f].start, &StartFlow, f);

@@ -80,8 +80,9 @@ Fabric BuildFabric(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines);
 /* A flow of `size` bytes from src to dst starting at `start`; returns its index. */
 size_t AddFlow(uint32_t src, uint32_t dst, uint64_t size, Time start, uint8_t delayClass,
                bool query);
-/* Schedules every added flow's start; the simulation stops when all have finished. */
-void ScheduleFlows();
+/* Schedules every added flow's start; the simulation stops when all have finished, but not
+ * before `notBefore` (a measurement window that must run to its end). */
+void ScheduleFlows(Time notBefore = Time(0));
 
 } // namespace dc
 } // namespace ns3
