@@ -5,7 +5,8 @@
 #
 # Each run appends one line to docs/results/ns3/runs.txt, keyed by its arguments and the model
 # (the git trees of kmod/src, ns3/ffi, ns3/model, ns3/sim, ns3/workloads, ns3/Makefile and the
-# ns-3 version): `key=K model=M commit=C part=P wall_s=T <ecnsharp-dc's line> detail=runs/K.txt.gz`,
+# ns-3 version): `key=K model=M commit=C part=P wall_s=T workload=W <ecnsharp-dc's line>
+# detail=runs/K.txt.gz args=A,B,...`,
 # its flows, ports and queue samples in runs/K.txt.gz. A run whose key is there is not run
 # again, so an interrupted sweep resumes and a changed model runs afresh; uncommitted changes to
 # the model are refused. All of it takes days on 2 cores; parts, in the rule's order:
@@ -110,8 +111,10 @@ one() {
 	gzip -9 -n -c "$OUT/full/$key.detail" >"$RESULTS/runs/$key.txt.gz"
 	rm -f "$OUT/full/$key.detail" "$OUT/full/$key.err"
 	# One write per line, so that parallel runs do not interleave.
-	printf 'key=%s model=%s commit=%s part=%s wall_s=%s %s detail=runs/%s.txt.gz\n' \
-		"$key" "$MODEL" "$COMMIT" "$part" "$wall" "$line" "$key" >>"$RUNS"
+	workload=${args#*--cdf=ns3/workloads/}
+	workload=${workload%%.cdf*}
+	printf 'key=%s model=%s commit=%s part=%s wall_s=%s workload=%s %s detail=runs/%s.txt.gz args=%s\n' \
+		"$key" "$MODEL" "$COMMIT" "$part" "$wall" "$workload" "$line" "$key" "${args// /,}" >>"$RUNS"
 	echo "ns3-full: $part $args: ${wall}s"
 }
 export -f one
