@@ -10,12 +10,13 @@
 # its flows, ports and queue samples in runs/K.txt.gz. A run whose key is there is not run
 # again, so an interrupted sweep resumes and a changed model runs afresh; uncommitted changes to
 # the model are refused. All of it takes days on 2 cores; parts, in the rule's order:
-#   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm"  (the default: all)
+#   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
+#   ns3's leaf-spine point, so that the page can show its line from runs.txt)
 #   NS3_JOBS=2 (runs in parallel)  NS3_SEEDS="1 2 3"  NS3_LIST=1 (print the runs to do, run none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS=${NS3_PARTS-f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm}
+PARTS=${NS3_PARTS-f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q}
 JOBS=${NS3_JOBS:-2}
 SEEDS=${NS3_SEEDS:-1 2 3}
 RESULTS=docs/results/ns3
@@ -34,7 +35,7 @@ nice -n 10 make -s -C ns3 -j2
 mkdir -p "$RESULTS/runs" "$OUT/full"
 # The sweep runs its own copy: a rebuild meanwhile must not change the model under a key.
 BIN=$OUT/full/ecnsharp-dc-$model
-cp "$OUT/ecnsharp-dc" "$BIN"
+[ -x "$BIN" ] || cp "$OUT/ecnsharp-dc" "$BIN"
 touch "$RUNS"
 
 SCHEMES="ecnsharp red_tail red_avg codel tcn"
@@ -84,7 +85,12 @@ for part in $PARTS; do
 		incast s3 100 "ecnsharp red_tail codel" --lambda=1 --pstTarget=10us --codelTarget=10us \
 			--codelInterval=240us --variant=authors
 		;;
-	*) echo "ns3-full: unknown part '$part' (f10 f11 f9-ws-even f9-ws-odd f9-dm s1 s2 s3)" >&2; exit 1 ;;
+	q)
+		for s in ecnsharp red_tail; do for seed in $SEEDS; do
+			add q "--scenario=leafspine --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --cdf=ns3/workloads/web-search.cdf --scheme=$s --seed=$seed"
+		done; done
+		;;
+	*) echo "ns3-full: unknown part '$part' (f10 f11 f9-ws-even f9-ws-odd f9-dm s1 s2 s3 q)" >&2; exit 1 ;;
 	esac
 done
 # A run listed twice (f11's N = 100 is f10's) runs once.
