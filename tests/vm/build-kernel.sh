@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# build-kernel.sh [default|debug]: build (or reuse) the bench's Rust-enabled 6.12 kernel and print
-# its build directory, the KDIR that modules are built against. Cached under
+# build-kernel.sh [default|debug|uml]: build (or reuse) the bench's Rust-enabled 6.12 kernel and
+# print its build directory, the KDIR that modules are built against. Cached under
 # $ECNSHARP_CACHE/kernel/<flavour>-<key>, the key hashing the source package version, the config
-# fragments, and the rustc, bindgen and clang versions: a second run with nothing changed is a no-op.
+# fragments and patches, and the rustc, bindgen and clang versions: a second run with nothing
+# changed is a no-op. uml is User-Mode Linux (ARCH=um) for the virtual-time bench (tests/uml/),
+# built from its own copy of the source with tests/uml/*.patch applied.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +22,9 @@ if ! flock -n 9; then
 	say "another build of the $flavour kernel is running; waiting for it"
 	flock 9
 fi
-if [ -f "$build/.ecnsharp-done" ] && [ -f "$build/arch/x86/boot/bzImage" ]; then
+arch=$(flavour_arch "$flavour")
+image=$(kernel_image "$flavour" "$build")
+if [ -f "$build/.ecnsharp-done" ] && [ -f "$image" ]; then
 	say "kernel ($flavour) cached: $build"
 	echo "$build"
 	exit 0
@@ -34,8 +38,24 @@ if [ ! -f "$src/.ecnsharp-extracted" ]; then
 	tar -xJf "$KERNEL_SOURCE_TARBALL" -C "$src" --strip-components=1
 	touch "$src/.ecnsharp-extracted"
 fi
+patches=$(flavour_patches "$flavour")
+if [ -n "$patches" ]; then
+	# A patched flavour builds from its own copy, keyed by its patches, so that the other
+	# flavours' source stays Debian's.
+	psrc="$src-$flavour-$(cat $patches | sha256sum | cut -c1-12)"
+	if [ ! -f "$psrc/.ecnsharp-patched" ]; then
+		say "copying the source to $psrc and applying $(basename -a $patches | tr '\n' ' ')"
+		rm -rf "$psrc" && mkdir -p "$psrc"
+		cp -a "$src/." "$psrc/"
+		for p in $patches; do
+			patch -d "$psrc" -p1 --quiet --forward <"$p" || die "$p does not apply to $src"
+		done
+		touch "$psrc/.ecnsharp-patched"
+	fi
+	src=$psrc
+fi
 
-mk() { make -C "$src" O="$build" LLVM=1 "$@"; }
+mk() { make -C "$src" O="$build" ARCH="$arch" LLVM=1 "$@"; }
 rm -rf "$build" && mkdir -p "$build"
 log="$build/build.log"
 say "building kernel ($flavour) in $build (5-10 minutes on 2 cores; log: $log)"
@@ -63,7 +83,9 @@ done < <(cat $frags)
 [ "$bad" -eq 0 ] || die "the kernel config does not have the options the fragments ask for (see above)"
 
 start=$(date +%s)
-mk -j"$(nproc)" bzImage modules >>"$log" 2>&1 || die "kernel build failed: $(grep -m 5 -E 'error|Error' "$log")"
+target=bzImage
+[ "$arch" = um ] && target=linux
+mk -j"$(nproc)" "$target" modules >>"$log" 2>&1 || die "kernel build failed: $(grep -m 5 -E 'error|Error' "$log")"
 touch "$build/.ecnsharp-done"
 say "kernel ($flavour) built in $(($(date +%s) - start)) s"
 echo "$build"

@@ -31,7 +31,32 @@ flavour_fragments() {
 	case "$1" in
 	default) echo "$VM_DIR/kernel.config" ;;
 	debug) echo "$VM_DIR/kernel.config $VM_DIR/kernel-debug.config" ;;
-	*) die "unknown kernel flavour '$1' (expected: default, debug)" ;;
+	uml) echo "$REPO_DIR/tests/uml/kernel.config" ;;
+	*) die "unknown kernel flavour '$1' (expected: default, debug, uml)" ;;
+	esac
+}
+
+# flavour_patches FLAVOUR: patches applied to that flavour's own copy of the source (uml only:
+# the virtual-time bench takes no randomness from the host).
+flavour_patches() {
+	case "$1" in
+	uml) echo "$REPO_DIR/tests/uml/random-seed.patch" ;;
+	esac
+}
+
+# flavour_arch FLAVOUR: the kernel's ARCH (User-Mode Linux is ARCH=um on an x86_64 host).
+flavour_arch() {
+	case "$1" in
+	uml) echo um ;;
+	*) echo x86 ;;
+	esac
+}
+
+# kernel_image FLAVOUR KDIR: the bootable image of a built kernel (UML's is a host executable).
+kernel_image() {
+	case "$1" in
+	uml) echo "$2/linux" ;;
+	*) echo "$2/arch/x86/boot/bzImage" ;;
 	esac
 }
 
@@ -42,7 +67,7 @@ kernel_key() {
 	{
 		dpkg-query -W -f='${Version}\n' "$KERNEL_SOURCE_PKG" 2>/dev/null || echo no-source
 		# shellcheck disable=SC2086
-		cat $frags
+		cat $frags $(flavour_patches "$1")
 		rustc --version 2>/dev/null
 		bindgen --version 2>/dev/null
 		clang --version 2>/dev/null | head -n 1

@@ -1,16 +1,18 @@
-//! `incast`: FANOUT persistent connections (round robin over the servers) answer QUERIES
-//! synchronized queries, each response of a size uniform in [min, max]; the query completes when
-//! the last response has arrived (query completion time, QCT).
+//! `incast`: FANOUT persistent connections (round robin over the servers, or drawn from
+//! `--targets`) answer QUERIES synchronized queries, each response of a size uniform in
+//! [min, max]; the query completes when the last response has arrived (query completion time,
+//! QCT).
 
 use crate::rng::Rng;
 use crate::stats::{json, mean, percentile};
+use crate::targets::Dest;
 use crate::wire;
 use std::net::TcpStream;
 use std::sync::{mpsc, Arc, Barrier};
 use std::time::{Duration, Instant};
 
 pub struct Incast {
-    pub servers: Vec<String>,
+    pub dest: Dest,
     pub fanout: usize,
     pub queries: usize,
     pub min: u64,
@@ -20,6 +22,8 @@ pub struct Incast {
     /// A response that stalls this long fails (and its connection is not used again), so a
     /// wedged connection cannot hold the whole sweep.
     pub timeout: Duration,
+    /// SO_RCVLOWAT cap (0: off), see `wire::read_response`.
+    pub lowat: u64,
 }
 
 /// Connections opened at once while setting up: one at a time, 96 handshakes through a
@@ -27,9 +31,8 @@ pub struct Incast {
 /// FANOUT SYN-ACKs into that queue.
 const CONNECT_PARALLEL: usize = 8;
 
-/// Connection `w` (round robin over the servers), ready for the queries.
-fn connect(c: &Incast, w: usize) -> Result<TcpStream, String> {
-    let a = &c.servers[w % c.servers.len()];
+/// Connection `w` to `a`, ready for the queries.
+fn connect(c: &Incast, a: &str) -> Result<TcpStream, String> {
     let s = TcpStream::connect(a).map_err(|e| format!("connect {a}: {e}"))?;
     let _ = s.set_nodelay(true);
     s.set_read_timeout(Some(c.timeout))
@@ -40,6 +43,9 @@ fn connect(c: &Incast, w: usize) -> Result<TcpStream, String> {
 /// The FANOUT connections, in order, CONNECT_PARALLEL handshakes at a time. Set up before the
 /// first query, so they are not part of any QCT.
 fn connect_all(c: &Incast) -> Result<Vec<TcpStream>, String> {
+    let mut rng = Rng::new(c.seed, 1 << 40);
+    let addrs: Vec<String> = (0..c.fanout).map(|w| c.dest.pick(w, &mut rng)).collect();
+    let addrs = &addrs;
     let lanes = CONNECT_PARALLEL.min(c.fanout).max(1);
     let by_lane: Vec<Vec<Result<TcpStream, String>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..lanes)
@@ -47,7 +53,7 @@ fn connect_all(c: &Incast) -> Result<Vec<TcpStream>, String> {
                 scope.spawn(move || {
                     (lane..c.fanout)
                         .step_by(lanes)
-                        .map(|w| connect(c, w))
+                        .map(|w| connect(c, &addrs[w]))
                         .collect::<Vec<_>>()
                 })
             })
@@ -82,7 +88,7 @@ pub fn run(c: &Incast) -> Result<(), String> {
     let mut threads = Vec::new();
     for (w, mut s) in conns.into_iter().enumerate() {
         let (start, end, tx) = (start.clone(), end.clone(), tx.clone());
-        let (queries, seed, min, max) = (c.queries, c.seed, c.min, c.max);
+        let (queries, seed, min, max, lowat) = (c.queries, c.seed, c.min, c.max, c.lowat);
         threads.push(std::thread::spawn(move || {
             // After a failure the rest of that response may still arrive: the connection is
             // out of step and sits out the later queries (still meeting the barriers).
@@ -95,7 +101,7 @@ pub fn run(c: &Incast) -> Result<(), String> {
                     Err("connection failed in an earlier query".to_string())
                 } else {
                     wire::request(&mut s, size)
-                        .and_then(|()| wire::read_response(&mut s, size))
+                        .and_then(|()| wire::read_response(&mut s, size, lowat))
                         .map_err(|e| e.to_string())
                 };
                 broken |= r.is_err();
@@ -157,7 +163,7 @@ mod tests {
 
     fn incast(servers: Vec<String>, fanout: usize) -> Incast {
         Incast {
-            servers,
+            dest: Dest::RoundRobin(servers),
             fanout,
             queries: 1,
             min: 1,
@@ -165,6 +171,7 @@ mod tests {
             seed: 1,
             gap: Duration::ZERO,
             timeout: Duration::from_secs(5),
+            lowat: 0,
         }
     }
 

@@ -1,16 +1,21 @@
 //! ecnsharp-flowgen: the traffic of the bench guest's experiments (tests/vm/experiments/).
 //!
 //!   ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
-//!   ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min B] [--max B]
-//!                           [--seed S] [--gap-ms MS]
-//!                           [--timeout-s S]
-//!   ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B]
-//!                          [--seed S] [--cdf FILE]
-//!
-//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE
+//!   ecnsharp-flowgen incast (--servers A:P,... | --targets FILE) --fanout N [--queries Q]
+//!                           [--min B] [--max B] [--seed S] [--gap-ms MS] [--timeout-s S]
+//!                           [--lowat B]
+//!   ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R
+//!                          (--seconds S | --short-flows N) [--drain-seconds D]
+//!                          [--large-bytes B] [--seed S] [--cdf FILE] [--lowat B]
+//!   ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat B]
+//!   ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] [--seed S]
+//!                           --stop FILE
 //!
 //! Clients print one JSON object per line: one per query or flow, then a summary line.
+//! `--targets FILE` draws each connection's server from weighted lines "WEIGHT ADDR:PORT";
+//! `--lowat B` wakes a reader only once min(B, bytes left) have arrived (SO_RCVLOWAT).
 
+mod bulk;
 mod cdf;
 mod incast;
 mod poisson;
@@ -19,15 +24,18 @@ mod sample;
 mod serve;
 mod sock;
 mod stats;
+mod targets;
 mod wire;
 
 use std::collections::HashMap;
 use std::time::Duration;
+use targets::Dest;
 
 const USAGE: &str = "usage: ecnsharp-flowgen serve --bind ADDR:PORT [--tos N]
-       ecnsharp-flowgen incast --servers A:P,... --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S]
-       ecnsharp-flowgen flows --servers A:P,... --load L --rate-mbit R --seconds S [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE]
-       ecnsharp-flowgen sample --dev DEV [--interval-ms MS] --stop FILE";
+       ecnsharp-flowgen incast (--servers A:P,... | --targets FILE) --fanout N [--queries Q] [--min BYTES] [--max BYTES] [--seed S] [--gap-ms MS] [--timeout-s S] [--lowat BYTES]
+       ecnsharp-flowgen flows (--servers A:P,... | --targets FILE) --load L --rate-mbit R (--seconds S | --short-flows N) [--drain-seconds D] [--large-bytes B] [--seed S] [--cdf FILE] [--lowat BYTES]
+       ecnsharp-flowgen bulk --servers A:P,... --seconds S [--omit S] [--lowat BYTES]
+       ecnsharp-flowgen sample --dev DEV [--interval-ms MS | --interval-us US] [--seed S] --stop FILE";
 
 struct Args(HashMap<String, String>);
 
@@ -66,6 +74,17 @@ impl Args {
         }
         Ok(v)
     }
+
+    /// `--servers` (round robin) or `--targets FILE` (weighted draws), exactly one of them.
+    fn dest(&self) -> Result<Dest, String> {
+        match (self.0.get("servers"), self.0.get("targets")) {
+            (Some(_), None) => Ok(Dest::RoundRobin(self.servers()?)),
+            (None, Some(p)) => {
+                Dest::parse_targets(&std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?)
+            }
+            _ => Err("give one of --servers and --targets".into()),
+        }
+    }
 }
 
 fn run(argv: &[String]) -> Result<(), String> {
@@ -78,7 +97,7 @@ fn run(argv: &[String]) -> Result<(), String> {
         ),
         "incast" => {
             let c = incast::Incast {
-                servers: a.servers()?,
+                dest: a.dest()?,
                 fanout: a.num("fanout", None)?,
                 queries: a.num("queries", Some(10))?,
                 min: a.num("min", Some(3000))?,
@@ -86,6 +105,7 @@ fn run(argv: &[String]) -> Result<(), String> {
                 seed: a.num("seed", Some(1))?,
                 gap: Duration::from_millis(a.num("gap-ms", Some(200))?),
                 timeout: Duration::from_secs(a.num("timeout-s", Some(60))?),
+                lowat: a.num("lowat", Some(0))?,
             };
             if c.fanout == 0 || c.min > c.max {
                 return Err("--fanout must be >= 1 and --min <= --max".into());
@@ -98,31 +118,57 @@ fn run(argv: &[String]) -> Result<(), String> {
                 None => cdf::WEB_SEARCH.to_string(),
             };
             let c = poisson::Flows {
-                servers: a.servers()?,
+                dest: a.dest()?,
                 cdf: cdf::Cdf::parse(&text)?,
                 load: a.num("load", None)?,
                 rate_bps: a.num::<f64>("rate-mbit", None)? * 1e6,
-                duration: Duration::from_secs_f64(a.num("seconds", None)?),
+                duration: match a.0.get("short-flows") {
+                    Some(_) => Duration::MAX,
+                    None => Duration::from_secs_f64(a.num("seconds", None)?),
+                },
+                short_flows: a
+                    .0
+                    .get("short-flows")
+                    .map(|_| a.num("short-flows", None))
+                    .transpose()?,
                 drain: Duration::from_secs_f64(a.num("drain-seconds", Some(30.0))?),
                 seed: a.num("seed", Some(1))?,
                 short: 100_000,
                 large: a.num("large-bytes", Some(10_000_000))?,
+                lowat: a.num("lowat", Some(0))?,
             };
             if !(c.load > 0.0 && c.rate_bps > 0.0) {
                 return Err("--load and --rate-mbit must be positive".into());
             }
             poisson::run(&c)
         }
-        "sample" => sample::run(
-            a.str("dev")?,
-            Duration::from_millis(a.num("interval-ms", Some(10))?),
-            a.str("stop")?,
-        ),
+        "bulk" => bulk::run(&bulk::Bulk {
+            servers: a.servers()?,
+            duration: Duration::from_secs_f64(a.num("seconds", None)?),
+            omit: Duration::from_secs_f64(a.num("omit", Some(0.0))?),
+            lowat: a.num("lowat", Some(0))?,
+        }),
+        "sample" => {
+            let d = match a.0.get("interval-us") {
+                Some(_) => Duration::from_micros(a.num("interval-us", None)?),
+                None => Duration::from_millis(a.num("interval-ms", Some(10))?),
+            };
+            let spacing = match a.0.get("seed") {
+                Some(_) => sample::Spacing::Poisson(d, a.num("seed", None)?),
+                None => sample::Spacing::Fixed(d),
+            };
+            sample::run(a.str("dev")?, spacing, a.str("stop")?)
+        }
         _ => Err(USAGE.into()),
     }
 }
 
 fn main() {
+    // Timers as asked: a normal thread's sleeps may end up to 50 us late (timer slack), as large
+    // as the samples' spacing and a tenth of a short flow in the virtual-time bench. Threads
+    // inherit it.
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if let Err(e) = run(&argv) {
         eprintln!("ecnsharp-flowgen: {e}");
@@ -207,5 +253,8 @@ mod tests {
         assert!(run(&s(&["flows", "--servers", "x:1", "--load"])).is_err());
         assert!(run(&s(&["nope"])).is_err());
         assert!(run(&s(&["incast", "--servers", "", "--fanout", "1"])).is_err());
+        assert!(run(&s(&["incast", "--fanout", "1"])).is_err());
+        assert!(run(&s(&["flows", "--servers", "x:1", "--targets", "/dev/null"])).is_err());
+        assert!(run(&s(&["bulk", "--servers", "x:1"])).is_err());
     }
 }

@@ -1,8 +1,10 @@
 //! `sample`: the root qdisc's queue (backlog bytes, packets, drops) of one device every
 //! INTERVAL, read over rtnetlink (RTM_GETQDISC dump, TCA_STATS2/TCA_STATS_QUEUE), so the queue
 //! is seen every few milliseconds where a `tc` process per sample takes hundreds of them under
-//! TCG. Prints "seconds backlog qlen drops" lines until the file STOP disappears.
+//! TCG. Prints "seconds backlog qlen drops" lines until the file STOP disappears; `--seed S`
+//! spaces the samples as a Poisson process of the interval's mean.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 const RTM_GETQDISC: u16 = 38;
@@ -102,7 +104,20 @@ fn dump(
     }
 }
 
-pub fn run(dev: &str, interval: Duration, stop: &str) -> Result<(), String> {
+/// Sample times: every INTERVAL, or (with a seed) at exponentially distributed gaps of that
+/// mean, whose time average is unbiased whatever the queue's own period (Poisson arrivals see
+/// time averages); a periodic sampler in virtual time can lock onto the shaper's or the
+/// transport's period.
+pub enum Spacing {
+    Fixed(Duration),
+    Poisson(Duration, u64),
+}
+
+pub fn run(dev: &str, spacing: Spacing, stop: &str) -> Result<(), String> {
+    let (interval, mut rng) = match spacing {
+        Spacing::Fixed(d) => (d, None),
+        Spacing::Poisson(d, seed) => (d, Some(crate::rng::Rng::new(seed, 7))),
+    };
     let cdev = std::ffi::CString::new(dev).map_err(|_| "bad device name")?;
     // SAFETY: a NUL-terminated name valid for the call.
     let ifindex = unsafe { libc::if_nametoindex(cdev.as_ptr()) } as i32;
@@ -120,14 +135,29 @@ pub fn run(dev: &str, interval: Duration, stop: &str) -> Result<(), String> {
     let mut buf = vec![0u8; 1 << 16];
     let t0 = Instant::now();
     let mut seq = 1;
-    while std::path::Path::new(stop).exists() {
+    // Buffered: at microsecond intervals a write per line would cost more than the dump. The
+    // stop file is looked at about every 10 ms for the same reason.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let every = (10_000 / interval.as_micros().max(1)).max(1) as u32;
+    loop {
+        if seq % every == 1 % every && !std::path::Path::new(stop).exists() {
+            break;
+        }
         if let Some((qlen, backlog, drops)) = dump(fd, ifindex, seq, &mut buf)? {
-            println!("{:.4} {backlog} {qlen} {drops}", t0.elapsed().as_secs_f64());
+            writeln!(
+                out,
+                "{:.6} {backlog} {qlen} {drops}",
+                t0.elapsed().as_secs_f64()
+            )
+            .map_err(|e| e.to_string())?;
         }
         seq += 1;
-        std::thread::sleep(interval);
+        match rng.as_mut() {
+            Some(r) => std::thread::sleep(Duration::from_secs_f64(r.exp(interval.as_secs_f64()))),
+            None => std::thread::sleep(interval),
+        }
     }
-    Ok(())
+    out.flush().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

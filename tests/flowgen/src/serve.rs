@@ -10,10 +10,15 @@ pub fn run(bind: &str, tos: Option<u32>) -> Result<(), String> {
         if let Some(tos) = tos {
             crate::sock::set_tos(&s, tos)?;
         }
-        std::thread::spawn(move || {
-            if let Err(e) = crate::wire::serve_connection(s) {
-                eprintln!("flowgen serve: {e}");
-            }
+        std::thread::spawn(move || match crate::wire::serve_connection(s) {
+            // A bulk client ends its endless response by closing the connection.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                ) => {}
+            Err(e) => eprintln!("flowgen serve: {e}"),
+            Ok(()) => {}
         });
     }
     Ok(())
