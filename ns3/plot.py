@@ -152,6 +152,23 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 f"{mean_of(rs, 'drops'):.0f} | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
     md.append("")
+    # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
+    # claims "lower" (overall and short-flow FCT, Figure 9a-c).
+    head = ["| load | short flows (ECN#, all seeds) | overall mean FCT | short mean FCT | "
+            "short p99 FCT | large mean FCT | queue_mean (as filed) |", "|---|---|---|---|---|---|---|"]
+    for load in loads:
+        if (load, "ecnsharp") not in g:
+            continue
+        cells = []
+        for name, _, _, _ in F9_METRICS:
+            r = next((x[2] for x in series[name] if x[0] == load and x[1] == "ecnsharp"), None)
+            cell = fmt_ci(r)
+            if name in ("fct_mean", "fct_short_mean", "fct_short_p99") and r is not None:
+                cell += f" {verdict(r)}"
+            cells.append(cell)
+        head.append(f"| {load} | {page.values[f'{tag}.{load}.ecnsharp.short_flows']} | "
+                    + " | ".join(cells) + " |")
+    page.set(f"{tag}.headline", "\n".join(head))
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
@@ -256,6 +273,19 @@ def f10_section(page, runs, variant):
             page.set(f"{tag}.{s}.fig10_queue", fmt_ci(r))
             page.set(f"{tag}.{s}.fig10_queue.verdict", verdict(r))
     md.append("")
+    paper = {"ecnsharp": ("8", "0"), "red_tail": ("182", "0"), "codel": ("-", "125")}
+    head = ["| scheme | seeds | fig10_queue, packets (paper) | ratio to DCTCP-RED-Tail | "
+            "bottleneck drops after the queries (paper) | query flows with a timeout | "
+            "bg_queue_mean, packets |", "|---|---|---|---|---|---|---|"]
+    for s in schemes:
+        p = paper.get(s, ("-", "-"))
+        head.append(f"| {NAMES[s]} | {page.values[f'{tag}.{s}.seeds']} | "
+                    f"{page.values[f'{tag}.{s}.fig10_queue_pkts']} ({p[0]}) | "
+                    f"{page.values.get(f'{tag}.{s}.fig10_queue', '-')} | "
+                    f"{page.values[f'{tag}.{s}.bottleneck_drops']} ({p[1]}) | "
+                    f"{page.values[f'{tag}.{s}.query_timeouts']} | "
+                    f"{page.values[f'{tag}.{s}.bg_queue_mean_pkts']} |")
+    page.set(f"{tag}.headline", "\n".join(head))
     # The queue over the 5 ms window, seed 1, every scheme.
     figdir = os.path.join(page.results, "fig")
     dat = os.path.join(figdir, f"{tag}.queue.dat")
@@ -368,7 +398,7 @@ def render(page, template_path, out_path):
         name = m.group(1)
         if name in page.values:
             return page.values[name]
-        if re.match(r"^(f9|f10|f11|s)\.", name):
+        if re.match(r"^(f9|f10|f11|q)\.", name):
             return "not run"
         missing.append(name)
         return m.group(0)

@@ -71,7 +71,11 @@ start=$(date +%s)
 # The incast runs are the long ones: first, so that the two workers end together.
 sort "$quick/jobs" | tr '\n' '\0' | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
 cat "$quick"/*.txt
-echo "ns3-time: $(( $(date +%s) - start )) s for $(wc -l <"$quick/jobs") runs, $JOBS at a time"
+# CPU: the children's user time, as bash's `times` reports it (second line, first field); from
+# this shell, not a $(...) subshell, whose own children are none.
+times >"$quick/times"
+cpu=$(sed -n 2p "$quick/times" | awk '{ split($1, t, /[ms]/); printf "%.0f", t[1] * 60 + t[2] }')
+echo "ns3-time: $(( $(date +%s) - start )) s wall for $(wc -l <"$quick/jobs") runs, $JOBS at a time; $cpu s CPU in make ns3's children"
 python3 ns3/stats.py quick "$quick"
 # The same runs with one field taken out must be refused, not read as 0.
 rm -rf "$OUT/quick-missing" && cp -r "$quick" "$OUT/quick-missing"

@@ -21,6 +21,9 @@ TOLERANCE = [  # key, relative, absolute floor, what
     ("queue_mean_pkts", 0.20, 3.0, "queue mean"),
     ("queue_p99_pkts", 0.20, 3.0, "queue p99"),
     ("marks_per_kpkt", 0.25, 2.0, "marks per 1,000 packets"),
+    ("share1", 0.0, 0.05, "goodput share of the shortest-RTT flow"),
+    ("cwnd1_mean_seg", 0.25, 3.0, "mean cwnd of the shortest-RTT flow (segments)"),
+    ("cwndN_mean_seg", 0.25, 3.0, "mean cwnd of the longest-RTT flow (segments)"),
     ("probe_fct_p50_us", 0.15, 10.0, "probe FCT p50"),
     ("probe_fct_p99_us", 0.25, 20.0, "probe FCT p99"),
 ]
@@ -61,9 +64,15 @@ def cwnd_means(results, name, warmup, senders):
     return [s / n for s in sums] if n else [float("nan")] * senders
 
 
-def derived(r):
+def derived(results, name, r):
+    """The compared quantities that are not in the line itself."""
     pk = stats.need(r, "packets")
     r["marks_per_kpkt"] = f"{1000 * stats.need(r, 'marks') / pk:.3f}" if pk else "nan"
+    senders = int(stats.need(r, "senders"))
+    r["share1"] = f"{stats.need(r, 'goodput1_gbps') / stats.need(r, 'goodput_gbps'):.4f}"
+    cw = cwnd_means(results, name, stats.need(r, "warmup_s"), senders)
+    r["cwnd1_mean_seg"] = f"{cw[0]:.2f}"
+    r["cwndN_mean_seg"] = f"{cw[-1]:.2f}"
     return r
 
 
@@ -88,7 +97,7 @@ def table(results, runs):
     return "\n".join(md)
 
 
-def compare(ns3, linux):
+def compare(results, ns3, linux):
     """Each Linux run beside the ns-3 runs of the same scheme and senders, marker on and off."""
     if not linux:
         return "No Linux run yet (`docs/results/ns3/validation/linux-runs.txt` is absent)."
@@ -99,13 +108,13 @@ def compare(ns3, linux):
         on = ns3.get(f"{scheme}-{senders}-mark20")
         off = ns3.get(f"{scheme}-{senders}-mark0")
         for key, rel, floor, what in TOLERANCE:
-            want = stats.need(derived(lx), key)
+            want = stats.need(derived(results, name, lx), key)
             cells = []
             for r in (on, off):
                 if r is None:
                     cells.append("not run")
                     continue
-                got = stats.need(derived(r), key)
+                got = stats.need(derived(results, r["name"], r), key)
                 ok = abs(got - want) <= max(rel * abs(want), floor)
                 cells.append(f"{got:.1f} ({'within' if ok else 'outside'})")
             md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {want:.1f} | "
@@ -194,7 +203,7 @@ def main():
     first = next(iter(ns3.values()))
     fields = {
         "ns3_table": table(results, ns3),
-        "compare_table": compare(ns3, linux),
+        "compare_table": compare(results, ns3, linux),
         "figures": figures(results, ns3),
         "tolerance": "\n".join(f"- {what}: within {rel:.0%} of Linux's value or {floor:g} "
                                f"({key.replace('_', ' ')})" for key, rel, floor, what in TOLERANCE),
