@@ -2,7 +2,9 @@
 """One Linux validation run (tests/ns3/linux-guest.sh's output directory) as one key=value line
 with the keys of ecnsharp-dc --scenario=validate (docs/results/ns3/validation.md).
 
-    linux_summary.py DIR NAME SENDERS WARMUP DURATION
+    linux_summary.py DIR NAME SENDERS WARMUP DURATION [CLASSES JOIN]
+
+CLASSES (comma-separated) and JOIN as tests/ns3/linux-guest.sh took them.
 """
 import json
 import os
@@ -30,21 +32,26 @@ def causes(qdisc, cause):
 
 
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) not in (6, 8):
         print(__doc__, file=sys.stderr)
         return 2
     d, name, senders = sys.argv[1], sys.argv[2], int(sys.argv[3])
     warmup, duration = float(sys.argv[4]), float(sys.argv[5])
-    rtts = [BASE_US + DELAYS[c] for c in CLASSES[senders]]
+    classes = [int(c) for c in sys.argv[6].split(",")] if len(sys.argv) == 8 else CLASSES[senders]
+    join = float(sys.argv[7]) if len(sys.argv) == 8 else 0.0
+    rtts = [BASE_US + DELAYS[c] for c in classes]
     out = {"name": name, "scenario": "validate", "side": "linux", "senders": senders,
            "rtts_us": ",".join(f"{r:.3f}" for r in rtts), "probe_rtt_us": f"{BASE_US + 1:.3f}",
            "warmup_s": warmup, "duration_s": duration, "host_marks": 0}
     # The queue: backlog samples at Poisson times (PASTA: time averages), in the window.
     q = []
+    join_max = 0
     for line in open(os.path.join(d, "queue.txt")):
         w = line.split()
         if len(w) >= 3 and warmup <= float(w[0]) < duration:
             q.append(int(w[2]))
+        if len(w) >= 3 and join and join <= float(w[0]) < join + 0.05:
+            join_max = max(join_max, int(w[2]))
     if len(q) < 1000:
         raise stats.ResultError(f"{d}: {len(q)} queue samples in the window")
     q.sort()
@@ -65,10 +72,16 @@ def main():
                  if l.startswith("{") and '"to"' in l]
         if len(flows) != 1:
             raise stats.ResultError(f"{d}/bulk{i}.jsonl: {len(flows)} flows")
-        g = flows[0]["goodput_mbps"] / 1000
+        # Bytes over the window (a joining flow's from its start), as ns-3 counts them.
+        g = flows[0]["window_bytes"] * 8 / (duration - warmup) / 1e9
         out[f"goodput{i}_gbps"] = f"{g:.3f}"
         total += g
     out["goodput_gbps"] = f"{total:.3f}"
+    if join:
+        cw = [line.split() for line in open(os.path.join(d, "cwnd.txt"))]
+        pre = [float(w[1]) for w in cw if len(w) > 1 and join - 0.05 <= float(w[0]) < join]
+        out.update(join_s=f"{join:.3f}", cwnd1_prejoin_seg=f"{sum(pre) / len(pre):.3f}"
+                   if pre else "nan", queue_join_max_pkts=join_max)
     # Probes: FCT from connect() at r to the last byte read. r asks and p answers, so a probe
     # takes half p's base RTT more than ns-3's (connect at p): subtracted (validation.md).
     lines = [json.loads(l) for l in open(os.path.join(d, "probes.jsonl")) if l.startswith("{")]

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${NS3_VALIDATE_DURATION:-1}
 WARMUP=0.2
-RUNS=${NS3_LINUX_RUNS:-ecnsharp-2 red_tail-2 ecnsharp-4 red_tail-4}
+RUNS=${NS3_LINUX_RUNS:-ecnsharp-2 red_tail-2 ecnsharp-4 red_tail-4 ecnsharp-2join red_tail-2join}
 V=docs/results/ns3/validation
 NS3=$V/ns3-runs.txt
 [ -s "$NS3" ] || { echo "validate-linux: no $NS3: run ns3/validate.sh first" >&2; exit 1; }
@@ -20,6 +20,12 @@ for run in $RUNS; do
 	scheme=${run%-*}
 	senders=${run#*-}
 	name=$run-marklinux
+	case $senders in
+	2) classes=0,4 join=0 ;;
+	4) classes=0,1,3,4 join=0 ;;
+	2join) classes=4,0 join=0.5 ;;
+	*) echo "validate-linux: unknown run $run" >&2; exit 1 ;;
+	esac
 	ref=$(grep "^name=$scheme-$senders-mark20 " "$NS3") || { echo "validate-linux: no ns-3 run $scheme-$senders" >&2; exit 1; }
 	case $scheme in
 	ecnsharp) qdisc="mode ecnsharp ins_target $(field "$ref" ins_target_ns)ns pst_target $(field "$ref" pst_target_ns)ns pst_interval $(field "$ref" pst_interval_ns)ns" ;;
@@ -31,9 +37,10 @@ for run in $RUNS; do
 	echo "validate-linux: $name: $qdisc"
 	start=$(date +%s)
 	nice -n 15 tests/uml/run-in-uml --seed 1 --out "$out" --timeout 7200 tests/ns3/linux-guest.sh \
-		NAME="$name" SENDERS="$senders" QDISC="$qdisc" DURATION="$DURATION" WARMUP="$WARMUP" \
+		NAME="$name" SENDERS="${senders%join}" QDISC="$qdisc" DURATION="$DURATION" WARMUP="$WARMUP" \
+		CLASSES="${classes//,/ }" JOIN="$join" \
 		>"$out/console.log" 2>&1 || { tail -n 30 "$out/console.log" >&2; exit 1; }
-	line=$(python3 ns3/linux_summary.py "$out" "$name" "$senders" "$WARMUP" "$DURATION")
+	line=$(python3 ns3/linux_summary.py "$out" "$name" "${senders%join}" "$WARMUP" "$DURATION" "$classes" "$join")
 	awk '{ $1 = sprintf("%.0f", $1 * 1e6); print }' "$out/cwnd.txt" | gzip -9 -n >"$V/$name.cwnd.gz"
 	touch "$V/linux-runs.txt"
 	grep -v "^name=$name " "$V/linux-runs.txt" >"$V/linux-runs.txt.new" || true

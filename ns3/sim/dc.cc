@@ -216,6 +216,8 @@ main(int argc, char* argv[])
     cmd.AddValue("warmup", "validate: seconds before the measurement window", va.warmup);
     cmd.AddValue("probeSize", "validate: bytes of each short probe flow", va.probeSize);
     cmd.AddValue("probeEvery", "validate: a probe flow this often", va.probeEvery);
+    cmd.AddValue("joinAt", "validate: the last sender starts then (0: 5 ms after the one before)",
+                 va.joinAt);
     cmd.AddValue("outPrefix", "validate: PREFIX.queue, .cwnd, .fct, .hist are written", va.out);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_UNLESS(scenario == "leafspine" || scenario == "incast" || scenario == "validate",

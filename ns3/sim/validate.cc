@@ -35,6 +35,8 @@ struct QueueWatch
     std::map<uint32_t, int64_t> nsAt; /* packets queued -> ns spent there in the window */
     std::vector<double> sojournUs;    /* every packet dequeued in the window */
     uint64_t hostMarks = 0;
+    Time joinAt;                      /* the join's 50 ms: the largest queue */
+    uint32_t joinMax = 0;
 
     void Account(Time now)
     {
@@ -53,8 +55,25 @@ QueueWatch g_watch;
 void
 QueueLength(uint32_t, uint32_t now)
 {
-    g_watch.Account(Simulator::Now());
+    Time t = Simulator::Now();
+    g_watch.Account(t);
     g_watch.qlen = now;
+    if (g_watch.joinAt.IsStrictlyPositive() && t >= g_watch.joinAt &&
+        t < g_watch.joinAt + MilliSeconds(50))
+    {
+        g_watch.joinMax = std::max(g_watch.joinMax, now);
+    }
+}
+
+/* Before a join: the lone flows' cwnd (segments), summed every 1 ms over the last 50 ms. */
+double g_preJoinCwnd = 0;
+uint32_t g_preJoinSamples = 0;
+
+void
+PreJoinCwnd(size_t f)
+{
+    g_preJoinCwnd += static_cast<double>(g_flows[f].cwnd) / kMss;
+    g_preJoinSamples++;
 }
 
 void
@@ -184,11 +203,23 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
     uint32_t probeHost = a.senders + 1;
 
     /* Long-lived flows, sender i from i x 5 ms, larger than the run can carry. */
+    NS_ABORT_MSG_IF(a.joinAt != 0 && (a.joinAt < 0.06 || a.joinAt + 0.05 > a.duration),
+                    "joinAt must leave 60 ms before it and 50 ms after it");
     std::vector<size_t> longFlows;
     for (uint32_t i = 0; i < a.senders; i++)
     {
-        longFlows.push_back(AddFlow(1 + i, 0, 1ULL << 40, MilliSeconds(5 * i),
+        bool joins = a.joinAt > 0 && i + 1 == a.senders;
+        longFlows.push_back(AddFlow(1 + i, 0, 1ULL << 40,
+                                    joins ? Seconds(a.joinAt) : MilliSeconds(5 * i),
                                     static_cast<uint8_t>(classes[i]), false));
+    }
+    if (a.joinAt > 0)
+    {
+        g_watch.joinAt = Seconds(a.joinAt);
+        for (int ms = 50; ms >= 1; ms--)
+        {
+            Simulator::Schedule(Seconds(a.joinAt) - MilliSeconds(ms), &PreJoinCwnd, longFlows[0]);
+        }
     }
     std::vector<size_t> probes;
     for (double t = a.warmup; t + a.probeEvery <= a.duration + 1e-12; t += a.probeEvery)
@@ -281,6 +312,12 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         double gbps = (last.received[i] - first.received[i]) * 8 / window / 1e9;
         total += gbps;
         out << " goodput" << i + 1 << "_gbps=" << gbps;
+    }
+    if (a.joinAt > 0)
+    {
+        out << " join_s=" << a.joinAt
+            << " cwnd1_prejoin_seg=" << g_preJoinCwnd / std::max<uint32_t>(g_preJoinSamples, 1)
+            << " queue_join_max_pkts=" << g_watch.joinMax;
     }
     out << " goodput_gbps=" << total << " probes=" << probes.size()
         << " probes_unfinished=" << probesUnfinished << std::setprecision(1)

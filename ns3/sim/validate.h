@@ -26,6 +26,7 @@ struct ValidateArgs
     double warmup = 0.2;        /* s before the measurement window */
     uint32_t probeSize = 20000; /* bytes */
     double probeEvery = 0.005;  /* s */
+    double joinAt = 0;          /* > 0: the last sender starts then, the others alone before */
     std::string out;            /* PREFIX for .queue .cwnd .fct .hist; empty: none */
     std::string scheme;
     std::string ruleText;

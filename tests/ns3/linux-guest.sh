@@ -2,6 +2,8 @@
 # The Linux side of the sender-model validation (docs/results/ns3/validation.md), run inside
 # User-Mode Linux in virtual time by ns3/validate-linux.sh through tests/uml/run-in-uml:
 #   linux-guest.sh NAME=N SENDERS=2|4 QDISC="mode ecnsharp ins_target ..." [DURATION=1] [WARMUP=0.2]
+#                  [CLASSES="4 0"] [JOIN=0.5]
+# JOIN: the last sender starts then (the others alone before it), not 5 ms after the one before.
 #
 #   s1..sN, p (probe) --- sw ==out==> r (receiver)
 #
@@ -29,13 +31,14 @@ fail() {
 # The host-delay classes of ns3/sim/host-delay.cc (us) and the senders' classes.
 DELAYS="1 20 50 80 160"
 case $SENDERS in
-2) CLASSES="0 4" ;;
-4) CLASSES="0 1 3 4" ;;
+2) CLASSES=${CLASSES:-0 4} ;;
+4) CLASSES=${CLASSES:-0 1 3 4} ;;
 *) fail "SENDERS must be 2 or 4" ;;
 esac
+JOIN=${JOIN:-0}
 PROP_US=20 # two 10 us links each way, carried by the sending host's netem
 now() { cut -d' ' -f1 /proc/uptime; }
-at() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.6f", d > 0 ? d : 0 }'; }
+at() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.6f", (d > 0 ? d : 0) }'; }
 
 echo "reno cubic dctcp" >/proc/sys/net/ipv4/tcp_allowed_congestion_control
 ip netns add sw || fail "netns"
@@ -99,17 +102,25 @@ ip netns exec sw ecnsharp-flowgen sample --dev out --interval-us 1 --seed 1 --st
 	>"$OUT/queue.txt" &
 sampler=$!
 # Long flows, sender i from (i-1) x 5 ms, each measured over the same window [WARMUP, DURATION).
+# bulk I: flow I from now until DURATION, its bytes counted from WARMUP (or its start).
+bulk() {
+	start=$(at "$(now)" "$t0")
+	echo "bulk$1 $start" >>"$OUT/times.txt"
+	exec ip netns exec r ecnsharp-flowgen bulk --servers "10.$1.0.1:7000" \
+		--seconds "$(at "$DURATION" "$start")" --omit "$(at "$WARMUP" "$start")" \
+		>"$OUT/bulk$1.jsonl" 2>&1
+}
 bulks=
 i=1
 for c in $CLASSES; do
-	start=$(at "$(now)" "$t0")
-	ip netns exec r ecnsharp-flowgen bulk --servers "10.$i.0.1:7000" \
-		--seconds "$(at "$DURATION" "$start")" --omit "$(at "$WARMUP" "$start")" \
-		>"$OUT/bulk$i.jsonl" 2>&1 &
+	if [ $i -eq "$SENDERS" ] && [ "$JOIN" != 0 ]; then
+		(sleep "$(at "$JOIN" "$(at "$(now)" "$t0")")" && bulk $i) &
+	else
+		[ $i -eq 1 ] || sleep 0.005
+		(bulk $i) &
+	fi
 	bulks="$bulks $!"
-	echo "bulk$i $start" >>"$OUT/times.txt"
 	i=$((i + 1))
-	[ $i -gt "$SENDERS" ] || sleep 0.005
 done
 sleep "$(at "$WARMUP" "$(at "$(now)" "$t0")")"
 tc -n sw -s -j qdisc show dev out >"$OUT/qdisc0.json"
@@ -126,7 +137,8 @@ while awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n < e) }'; do
 	i=1
 	while [ $i -le "$SENDERS" ]; do
 		cw=$(ip netns exec "s$i" ss -Htin dst 10.200.0.1 | grep -o 'cwnd:[0-9]*' | head -n 1)
-		line="$line ${cw#cwnd:}"
+		cw=${cw#cwnd:}
+		line="$line ${cw:-0}"
 		i=$((i + 1))
 	done
 	echo "$line" >>"$OUT/cwnd.txt"
