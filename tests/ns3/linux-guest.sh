@@ -37,7 +37,7 @@ case $SENDERS in
 esac
 JOIN=${JOIN:-0}
 PROP_US=20 # two 10 us links each way, carried by the sending host's netem
-now() { cut -d' ' -f1 /proc/uptime; }
+now() { date +%s.%N; } # the virtual clock, to the ns (/proc/uptime counts 10 ms)
 at() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.6f", (d > 0 ? d : 0) }'; }
 
 echo "reno cubic dctcp" >/proc/sys/net/ipv4/tcp_allowed_congestion_control
