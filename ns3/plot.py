@@ -73,8 +73,9 @@ class Page:
 def fmt_ci(r):
     if r is None:
         return "not run"
-    point, lo, hi, _ = r
-    return f"{point:.2f} [{lo:.2f}, {hi:.2f}]"
+    point, lo, hi, seeds = r
+    few = f" ({seeds} of {SEEDS_WANTED} seeds)" if seeds < SEEDS_WANTED else ""
+    return f"{point:.2f} [{lo:.2f}, {hi:.2f}]{few}"
 
 
 def verdict(r, paper_below_one=True):
