@@ -29,6 +29,7 @@ TOLERANCE = [  # key, relative, absolute floor, what
     # Join runs only: the lone flow's cwnd before the join, the queue's peak in the 50 ms after.
     ("cwnd1_prejoin_seg", 0.25, 5.0, "the lone flow's cwnd before the join (segments)"),
     ("queue_join_max_pkts", 0.25, 5.0, "the queue's peak in the 50 ms after the join"),
+    ("cwnd1_prejoin_max_seg", 0.25, 5.0, "the lone flow's largest cwnd from 0.2 s to the join"),
 ]
 
 
@@ -47,6 +48,18 @@ def stats_name(r):
     if "name" not in r:
         raise stats.ResultError("a validation run without name=")
     return r["name"]
+
+
+def cwnd_max(results, name, start, end):
+    """The largest cwnd (segments) of the first long flow in [start, end) s."""
+    path = os.path.join(results, "validation", f"{name}.cwnd.gz")
+    top = 0.0
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            w = line.split()
+            if not line.startswith("#") and start * 1e6 <= float(w[0]) < end * 1e6:
+                top = max(top, float(w[1]))
+    return top
 
 
 def cwnd_means(results, name, warmup, senders):
@@ -76,6 +89,9 @@ def derived(results, name, r):
     cw = cwnd_means(results, name, stats.need(r, "warmup_s"), senders)
     r["cwnd1_mean_seg"] = f"{cw[0]:.2f}"
     r["cwndN_mean_seg"] = f"{cw[-1]:.2f}"
+    if "join_s" in r:
+        r["cwnd1_prejoin_max_seg"] = (
+            f"{cwnd_max(results, name, stats.need(r, 'warmup_s'), stats.need(r, 'join_s')):.0f}")
     return r
 
 
