@@ -116,6 +116,10 @@ def table(results, runs):
     return "\n".join(md)
 
 
+def num(v):
+    return f"{v:.3f}" if abs(v) < 1 else f"{v:.1f}"
+
+
 def compare(results, ns3, linux):
     """Each Linux run beside the ns-3 runs of the same scheme and senders, marker on and off."""
     if not linux:
@@ -137,8 +141,8 @@ def compare(results, ns3, linux):
                     continue
                 got = stats.need(derived(results, r["name"], r), key)
                 ok = abs(got - want) <= max(rel * abs(want), floor)
-                cells.append(f"{got:.1f} ({'within' if ok else 'outside'})")
-            md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {want:.1f} | "
+                cells.append(f"{num(got)} ({'within' if ok else 'outside'})")
+            md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | "
                       f"{cells[0]} | {cells[1]} | {rel:.0%} or {floor:g} |")
     return "\n".join(md)
 

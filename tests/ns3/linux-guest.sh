@@ -73,7 +73,9 @@ for c in $CLASSES; do
 done
 host p pp 99 $((1 + PROP_US)) || fail "probe host"
 # The bottleneck: sw's port toward r (replacing the receiver host's generic setup on that side).
-tc -n sw qdisc add dev out root handle 10: ecnsharp rate 10gbit limit 250 $QDISC ||
+# Its bucket is two MTUs: a switch port sends one packet at a time (ns-3's has a 1-packet device
+# queue); the default, 50 us of the rate (62.5 KB), let 43 packets leave at once after a pause.
+tc -n sw qdisc add dev out root handle 10: ecnsharp rate 10gbit burst 3028 limit 250 $QDISC ||
 	fail "ecnsharp $QDISC"
 tc -n sw qdisc show dev out >"$OUT/qdisc.txt"
 for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
