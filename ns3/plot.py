@@ -244,20 +244,25 @@ def f10_section(page, runs, variant):
     tag = f"f10.{variant}"
     md = page.md
     md += [f"## Figure 10's setup, {VARIANTS[variant]}", "",
-           "| scheme | seeds | fig10_queue pkts | fig10_queue / RED-Tail | bg_queue_mean pkts | "
-           "queue_mean pkts (as filed) | bottleneck drops | query timeouts | QCT us | "
-           "ins_target / pst_target / K |", "|" + "---|" * 10]
+           "| scheme | seeds | fig10_queue pkts (seeds 1/2/3) | fig10_queue / RED-Tail | "
+           "bg_queue_mean pkts | queue_mean pkts (as filed) | bottleneck drops | query timeouts | "
+           "QCT us | ins_target / pst_target / K |", "|" + "---|" * 10]
     base = g.get(("red_tail",), [])
     for s in schemes:
         rs = g[(s,)]
         r = page.ratio(rs, base, stats.fig10_blocks, stats.mean) if base and s != "red_tail" \
             else None
         r0 = rs[0]
-        params = (f"{int(stats.need(r0, 'ins_target_ns')) / 1000:g} us / "
-                  f"{int(stats.need(r0, 'pst_target_ns')) / 1000:g} us / "
-                  f"{int(stats.need(r0, 'k_bytes'))} B")
+        def show(key, scale, unit):
+            v = int(stats.need(r0, key))
+            return f"{v / scale:g} {unit}" if v else "-"
+
+        params = " / ".join((show("ins_target_ns", 1000, "us"), show("pst_target_ns", 1000, "us"),
+                             show("k_bytes", 1, "B")))
         qct = [stats.need(x, "qct_us") for x in rs]
-        md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} | "
+        per_seed = "/".join(f"{stats.need(x, 'fig10_queue_pkts'):.0f}"
+                            for x in sorted(rs, key=lambda x: int(x["seed"])))
+        md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} ({per_seed}) | "
                   f"{'-' if s == 'red_tail' else fmt_ci(r)} | "
                   f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
                   f"{mean_of(rs, 'bottleneck_drops'):.0f} | "

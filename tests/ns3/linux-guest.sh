@@ -147,6 +147,12 @@ while awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n < e) }'; do
 	sleep 0.001
 done
 tc -n sw -s -j qdisc show dev out >"$OUT/qdisc1.json"
+# TCP's own counters at each host (ACKs sent per segment received, ECN, retransmissions).
+for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
+	echo "== $ns"
+	ip netns exec "$ns" cat /proc/net/snmp /proc/net/netstat
+	ip netns exec "$ns" ss -tin
+done >"$OUT/tcp.txt"
 echo "end $(at "$(now)" "$t0")" >>"$OUT/times.txt"
 for b in $bulks; do wait "$b" || fail "a bulk flow failed: $(cat "$OUT"/bulk*.jsonl)"; done
 wait $probes || fail "probes: $(cat "$OUT/probes.err")"
