@@ -245,8 +245,10 @@ def f10_section(page, runs, variant):
     md = page.md
     md += [f"## Figure 10's setup, {VARIANTS[variant]}", "",
            "| scheme | seeds | fig10_queue pkts (seeds 1/2/3) | fig10_queue / RED-Tail | "
-           "bg_queue_mean pkts | queue_mean pkts (as filed) | bottleneck drops | query timeouts | "
-           "QCT us | ins_target / pst_target / K |", "|" + "---|" * 10]
+           "bg_queue_mean pkts (seeds) | drops at the bottleneck over the run (seeds) | "
+           "flows with a timeout over the run (seeds) | queue_mean pkts (as filed) | "
+           "bottleneck drops after the queries | query timeouts | QCT us | "
+           "ins_target / pst_target / K |", "|" + "---|" * 12]
     base = g.get(("red_tail",), [])
     for s in schemes:
         rs = g[(s,)]
@@ -260,14 +262,25 @@ def f10_section(page, runs, variant):
         params = " / ".join((show("ins_target_ns", 1000, "us"), show("pst_target_ns", 1000, "us"),
                              show("k_bytes", 1, "B")))
         qct = [stats.need(x, "qct_us") for x in rs]
-        per_seed = "/".join(f"{stats.need(x, 'fig10_queue_pkts'):.0f}"
+        def seeds_of(key, fmt="{:.0f}"):
+            return "/".join(fmt.format(stats.need(x, key))
                             for x in sorted(rs, key=lambda x: int(x["seed"])))
+
+        per_seed = seeds_of("fig10_queue_pkts")
         md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} ({per_seed}) | "
                   f"{'-' if s == 'red_tail' else fmt_ci(r)} | "
-                  f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
+                  f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} ({seeds_of('bg_queue_mean_pkts')}) | "
+                  f"{seeds_of('drops')} | {seeds_of('timeouts')} | "
+                  f"{mean_of(rs, 'queue_mean_pkts'):.2f} | "
                   f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
                   f"{sum(int(stats.need(x, 'query_timeouts')) for x in rs)} | "
                   f"{sum(qct) / len(qct):.0f} | {params} |")
+        page.set(f"{tag}.{s}.fig10_queue_seeds", per_seed)
+        page.set(f"{tag}.{s}.k_bytes", f"{int(stats.need(r0, 'k_bytes'))}")
+        page.set(f"{tag}.{s}.k_pkts", f"{stats.need(r0, 'k_bytes') / 1454:.0f}")
+        page.set(f"{tag}.{s}.drops_seeds", seeds_of("drops"))
+        page.set(f"{tag}.{s}.timeouts_seeds", seeds_of("timeouts"))
+        page.set(f"{tag}.{s}.bg_queue_seeds", seeds_of("bg_queue_mean_pkts"))
         page.set(f"{tag}.{s}.fig10_queue_pkts", f"{mean_of(rs, 'fig10_queue_pkts'):.1f}")
         page.set(f"{tag}.{s}.bg_queue_mean_pkts", f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f}")
         page.set(f"{tag}.{s}.bottleneck_drops", f"{mean_of(rs, 'bottleneck_drops'):.0f}")
