@@ -21,9 +21,9 @@ TOLERANCE = [  # key, relative, absolute floor, what
     ("queue_mean_pkts", 0.20, 3.0, "queue mean"),
     ("queue_p99_pkts", 0.20, 3.0, "queue p99"),
     ("marks_per_kpkt", 0.25, 2.0, "marks per 1,000 packets"),
-    ("share1", 0.0, 0.05, "goodput share of the shortest-RTT flow"),
-    ("cwnd1_mean_seg", 0.25, 3.0, "mean cwnd of the shortest-RTT flow (segments)"),
-    ("cwndN_mean_seg", 0.25, 3.0, "mean cwnd of the longest-RTT flow (segments)"),
+    ("share1", 0.0, 0.05, "goodput share of flow 1"),
+    ("cwnd1_mean_seg", 0.25, 3.0, "mean cwnd of flow 1 (segments)"),
+    ("cwndN_mean_seg", 0.25, 3.0, "mean cwnd of the last flow (segments)"),
     ("probe_fct_p50_us", 0.15, 10.0, "probe FCT p50"),
     ("probe_fct_p99_us", 0.25, 20.0, "probe FCT p99"),
     # Join runs only: the lone flow's cwnd before the join, the queue's peak in the 50 ms after.
