@@ -70,7 +70,7 @@ for part in $PARTS; do
 	case $part in
 	f10) incast f10 100 "$SCHEMES" ;;
 	f11) incast f11 "25 50 75 100 125 150 175 200" "ecnsharp red_tail codel" ;;
-	f9-ws-even) f9 f9 web-search "0.2 0.4 0.6 0.8" "$SCHEMES" ;;
+	f9-ws-even) f9 f9 web-search "0.8 0.4 0.6 0.2" "$SCHEMES" ;; # the loudest loads first
 	f9-ws-odd) f9 f9 web-search "0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
 	f9-dm) f9 f9 data-mining "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9" "$SCHEMES" ;;
 	s1)
