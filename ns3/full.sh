@@ -105,6 +105,11 @@ one() {
 	local key=${1%%|*} rest=${1#*|} part args line start wall
 	part=${rest%%|*}
 	args=${rest#*|}
+	# Another sweep may have run it meanwhile.
+	if grep -q "^key=$key " "$RUNS"; then
+		echo "ns3-full: $part $args: already in runs.txt"
+		return 0
+	fi
 	start=$(date +%s.%N)
 	# shellcheck disable=SC2086 # the arguments are words
 	if ! line=$(nice -n 15 "$BIN" $args --detailOut="$OUT/full/$key.detail" 2>"$OUT/full/$key.err"); then

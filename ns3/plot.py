@@ -438,8 +438,16 @@ def main():
     page = Page(results, model)
     lines = [l for l in open(os.path.join(results, "runs.txt")) if l.strip()]
     every = [stats.parse_line(l, f"runs.txt:{i + 1}") for i, l in enumerate(lines)]
-    runs = [r for r in every if r.get("model") == model]
-    other = len(every) - len(runs)
+    runs, seen, twice = [], set(), 0
+    for r in every:
+        if r.get("model") != model:
+            continue
+        if r["key"] in seen:  # two sweeps ran it: the same deterministic run, counted once
+            twice += 1
+            continue
+        seen.add(r["key"])
+        runs.append(r)
+    other = len(every) - len(runs) - twice
     os.makedirs(os.path.join(results, "fig"), exist_ok=True)
     parts = collections.Counter(r["part"] for r in runs)
     wall = sum(stats.need(r, "wall_s") for r in runs)
