@@ -7,6 +7,7 @@ reads RESULTS_DIR/validation/ns3-runs.txt (and linux-runs.txt: the same keys, on
 name=SCHEME-SENDERS-markX with X = linux), draws the figures into RESULTS_DIR/fig/ and fills
 ns3/validation.md.in into RESULTS_DIR/validation.md. Every number on that page comes from here.
 """
+import collections
 import gzip
 import os
 import subprocess
@@ -126,6 +127,8 @@ def compare(results, ns3, linux):
         return "No Linux run yet (`docs/results/ns3/validation/linux-runs.txt` is absent)."
     md = ["| scheme, senders | metric | Linux | ns-3, host marker 20 us | ns-3, no host marker | "
           "tolerance |", "|---|---|---|---|---|---|"]
+    within = collections.Counter()  # (join run?, column) -> comparisons within tolerance
+    total = collections.Counter()
     for name, lx in linux.items():
         scheme, senders = name.split("-")[:2]  # senders: "2", "4" or "2join"
         on = ns3.get(f"{scheme}-{senders}-mark20")
@@ -135,15 +138,25 @@ def compare(results, ns3, linux):
                 continue  # a join metric of a run without a join
             want = stats.need(lx, key)
             cells = []
-            for r in (on, off):
+            for col, r in (("on", on), ("off", off)):
                 if r is None:
                     cells.append("not run")
                     continue
                 got = stats.need(derived(results, r["name"], r), key)
                 ok = abs(got - want) <= max(rel * abs(want), floor)
+                kind = "join" if senders.endswith("join") else "several"
+                total[kind, col] += 1
+                within[kind, col] += ok
                 cells.append(f"{num(got)} ({'within' if ok else 'outside'})")
             md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | "
                       f"{cells[0]} | {cells[1]} | {rel:.0%} or {floor:g} |")
+    md.append("")
+    for kind, what in (("several", "runs with several flows from the start"),
+                       ("join", "join runs (a lone flow, then a second)")):
+        if total[kind, "on"]:
+            md.append(f"- {what}: within the tolerance in {within[kind, 'on']} of "
+                      f"{total[kind, 'on']} comparisons with the host marker, "
+                      f"{within[kind, 'off']} of {total[kind, 'off']} without it.")
     return "\n".join(md)
 
 
