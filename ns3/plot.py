@@ -93,6 +93,16 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+def params_of(run):
+    """ins_target / pst_target / K as the run printed them."""
+    def show(key, scale, unit):
+        v = int(stats.need(run, key))
+        return f"{v / scale:g} {unit}" if v else "-"
+
+    return " / ".join((show("ins_target_ns", 1000, "us"), show("pst_target_ns", 1000, "us"),
+                       show("k_bytes", 1, "B")))
+
+
 def grouped(runs, keys):
     g = collections.defaultdict(list)
     for r in runs:
@@ -146,6 +156,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             page.set(f"{tag}.{load}.{s}.short_flows", f"{len(shorts)}")
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
+            page.set(f"{tag}.{s}.params", params_of(rs[0]))
             md.append(
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
                 f"{len(larges)} | {p99:.0f} | {stats.mean(shorts):.0f} | "
@@ -255,12 +266,7 @@ def f10_section(page, runs, variant):
         r = page.ratio(rs, base, stats.fig10_blocks, stats.mean) if base and s != "red_tail" \
             else None
         r0 = rs[0]
-        def show(key, scale, unit):
-            v = int(stats.need(r0, key))
-            return f"{v / scale:g} {unit}" if v else "-"
-
-        params = " / ".join((show("ins_target_ns", 1000, "us"), show("pst_target_ns", 1000, "us"),
-                             show("k_bytes", 1, "B")))
+        params = params_of(r0)
         qct = [stats.need(x, "qct_us") for x in rs]
         def seeds_of(key, fmt="{:.0f}"):
             return "/".join(fmt.format(stats.need(x, key))
