@@ -353,8 +353,9 @@ def f11_section(page, runs):
            "bottleneck drops (mean) |", "|---|---|---|---|---|---|"]
     onset = {}
     complete = {}
+    planned = range(25, 201, 25)  # rule.md, F11
     for s in schemes:
-        complete[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in ns)
+        complete[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in planned)
         for n in ns:
             rs = g.get((str(n), s), [])
             if not rs:
@@ -373,8 +374,12 @@ def f11_section(page, runs):
         else:
             page.set(f"f11.{s}.onset", f"none up to {ns[-1]}")
             page.set(f"f11.{s}.fanout", f"{ns[-1]} or more")
-        page.set(f"f11.{s}.complete", "all seeds" if complete[s] else "incomplete")
-    if "ecnsharp" in onset and "codel" in onset:
+        done = sum(len(g.get((str(n), s), [])) for n in planned)
+        page.set(f"f11.{s}.complete", "complete" if complete[s] else
+                 f"incomplete: {done} of {len(planned) * SEEDS_WANTED} runs")
+    if not (complete.get("ecnsharp") and complete.get("codel")):
+        page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
+    elif "ecnsharp" in onset and "codel" in onset:
         page.set("f11.onset_ratio", f"{onset['ecnsharp'] / onset['codel']:.2f}")
     else:
         page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
@@ -423,7 +428,7 @@ def render(page, template_path, out_path):
         name = m.group(1)
         if name in page.values:
             return page.values[name]
-        if re.match(r"^(f9|f10|f11|q)\.", name):
+        if re.match(r"^(f9|f10|f11|q|rule)\.", name):
             return "not run"
         missing.append(name)
         return m.group(0)
@@ -458,6 +463,10 @@ def main():
     parts = collections.Counter(r["part"] for r in runs)
     wall = sum(stats.need(r, "wall_s") for r in runs)
     page.set("model", model)
+    for scen in ("leafspine", "incast"):
+        r = next((x for x in runs if x["scenario"] == scen), None)
+        for key in ("rtt_mean_us", "rtt_p90_us"):
+            page.set(f"rule.{scen}.{key}", f"{stats.need(r, key):.1f}" if r else "not run")
     page.set("runs", str(len(runs)))
     page.set("runs_other_models", str(other))
     page.set("runs_by_part", ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) or "none")
