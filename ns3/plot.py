@@ -368,9 +368,10 @@ def f11_section(page, runs):
     md.append("")
     for s in schemes:
         if s in onset:
-            below = [n for n in ns if n < onset[s]]
+            below = [n for n in ns if n < onset[s] and (str(n), s) in g]
             page.set(f"f11.{s}.onset", str(onset[s]))
-            page.set(f"f11.{s}.fanout", str(below[-1]) if below else f"below {ns[0]}")
+            page.set(f"f11.{s}.fanout", str(below[-1]) if below else
+                     f"below {onset[s]}" if onset[s] == ns[0] else "not run below the onset")
         else:
             page.set(f"f11.{s}.onset", f"none up to {ns[-1]}")
             page.set(f"f11.{s}.fanout", f"{ns[-1]} or more")
