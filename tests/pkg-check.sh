@@ -323,7 +323,7 @@ check "uninstall finds a recorded install at any prefix; the record goes with it
 # debian/copyright as a whole; the kernels' config fragments and patches are hashed into the
 # kernel cache's key, so a line there would rebuild every cached kernel; tdc's test cases are
 # JSON, which has no comments. Everything else tracked says its license at its top.
-spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
+spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md(\.in)?$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
 tracked_files() {
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files; else find . -type f ! -path './target/*' ! -path './.git/*' | sed 's:^\./::'; fi
 }
