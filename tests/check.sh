@@ -109,6 +109,11 @@ echo "tdc: ${tdc:-0 passed, 0 failed (tdc did not run)}"
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
 tests/uml/check.sh 2>&1 | tee "$out/uml.log" | grep -E '^(ok|not ok|#)'
 count "$out/uml.log"
+# The timing-dependent selftests again in virtual time, where their bounds are exact (marks and
+# sojourns against the shaper's schedule to the microsecond, the rate to two packets):
+# tests/uml/selftests.sh, one UML boot per suite; it prints its wall time.
+tests/uml/selftests.sh 2>&1 | tee "$out/uml-selftests.log" | grep -E '^(ok|not ok|#)'
+count "$out/uml-selftests.log"
 
 # The Debian packages end to end (about 2 minutes): make deb, lintian, DKMS building from the
 # package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
