@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make check: every test of the project, in order of cost. Host: format, lints, unit and property
 # tests, bounded fuzzing. VM: the bench's own tests, then every selftest suite on the default
-# kernel, the virtual-time bench's checks (User-Mode Linux), and the module suites again on the
-# debug kernel (KASAN, lockdep, kmemleak).
+# kernel, the virtual-time bench's checks and selftests (User-Mode Linux), and the module suites
+# again on the debug kernel (KASAN, lockdep, kmemleak).
 # Prints one line per step and ends with "check: N passed, N failed"; exit 0 only if nothing failed.
 #
 # The debug kernel runs the suites whose assertions do not depend on timing. KASAN and lockdep

@@ -13,6 +13,7 @@
 # comes after its first case, is given twice or is 1..0, or disagrees with the cases that ran.
 # SUITE_TIMEOUT (seconds, default 600) bounds each run; each suite's wall time is printed.
 set -uo pipefail
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 UML_DIR=$REPO_DIR/tests/uml
 

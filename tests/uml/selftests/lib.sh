@@ -61,7 +61,7 @@ dump_now() { qjson "$1" | jq -r '"\(.bytes) \(.now)"'; }
 pg_clear() {
 	for _t in /proc/net/pktgen/kpktgend_*; do echo "rem_device_all" >"$_t"; done
 	_n=0
-	while ls /proc/net/pktgen | grep -q '^vq'; do
+	while [ "$(echo /proc/net/pktgen/vq*)" != "/proc/net/pktgen/vq*" ]; do
 		_n=$((_n + 1))
 		[ $_n -gt 100 ] && { echo "pktgen: old streams not removed"; return 1; }
 		sleep 0.01

@@ -109,9 +109,9 @@ for t in 1900 2100; do
 	setup mode tcn ins_target ${t}us
 	burst $N "tos 02" >/dev/null
 	check "tcn: ins_target ${t}us, 100us from packet 4's sojourn: marks as scheduled" exact_above $((t * 1000)) $N "$(bstat $Q 0 marks)"
-	eval "m_$t=\$(bstat $Q 0 marks)"
+	if [ $t = 1900 ]; then m_lo=$(bstat $Q 0 marks); else m_hi=$(bstat $Q 0 marks); fi
 done
-check "tcn: 200us of ins_target moved exactly one mark (test has power)" near "$m_1900" $((m_2100 + 1)) 0
+check "tcn: 200us of ins_target moved exactly one mark (test has power)" near "$m_lo" $((m_hi + 1)) 0
 
 # ---- ECT(1) and IPv6.
 setup mode tcn ins_target ${EDGE}ns
@@ -257,7 +257,7 @@ q1=$(qstat $Q qlen)
 check "shaper 10gbit: still backlogged at the window's end ($q1 queued)" gt "$q1" 0
 check "shaper 10gbit: bytes over 10 ms of the kernel's clock within two packets of the rate" rate_exact "$b0" "$t0" "$b1" "$t1" 10000000000 2
 check "shaper 10gbit: the watchdog stayed exact (late_max <= 2us)" sh -c "[ $(qjson $Q | jq -r '.late_max | ceil') -le 2 ]"
-pg_stop_all $PG_PID >/dev/null
+pg_stop_all "$PG_PID" >/dev/null
 wait_drained $Q 5
 check "shaper 10gbit: drained, counters balance" qdisc_balanced $Q
 

@@ -19,6 +19,7 @@ MAP="priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2"
 PACE=300000
 fresh() {
 	tc qdisc del dev $Q root 2>/dev/null
+	# shellcheck disable=SC2086 # MAP: words
 	tc qdisc add dev $Q root handle 1: ecnsharp bands 3 $MAP rate ${RATE}bit limit 100000 "$@"
 }
 # streams SECONDS [PACE0]: the three streams in the background (band 0 paced at PACE0 ns).
