@@ -153,7 +153,7 @@ check "CE arrivals counted apart, never as marks" sh -c "[ $(bstat $Q 0 ce_alrea
 
 # ---- Persistent marking (Algorithm 1) alone: its marks follow the control law. The prediction
 # runs Algorithm 1 over the predicted departures (f64, the paper's pseudo-code).
-# LATE_US (optional): added to every sojourn, for an upper bound when the watchdog fired late.
+# LATE_US (optional, may be negative): added to every sojourn, for the bounds under timer lateness.
 predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT [LATE_US]
 	sojourns "$4" | awk -v tgt="$1" -v iv="$2" -v law="$3" -v late="${5:-0}" '
 		{ soj = $1 + late
@@ -168,16 +168,20 @@ predict_pst() { # TARGET_US INTERVAL_US LAW(sqrt|linear) COUNT [LATE_US]
 		function root(x,  r, i) { r = x; for (i = 0; i < 40; i++) r = (r + x / r) / 2; return r }
 		BEGIN { fat = -1 } END { print m + 0 }'
 }
-# pst_as_predicted TARGET_US INTERVAL_US LAW COUNT: the qdisc's persistent marks lie between
-# the prediction on time and the prediction with every departure as late as the latest
-# watchdog wake-up the qdisc measured in this burst (late departures only lengthen sojourns,
-# so can only add marks), within 1. On a guest whose timers fire on time both are the same.
+# pst_as_predicted TARGET_US INTERVAL_US LAW COUNT: the qdisc's persistent marks lie, within 1,
+# between the prediction with every sojourn shortened and lengthened by the latest watchdog
+# wake-up the qdisc measured in this burst. Late departures lengthen sojourns; on a loaded host
+# the guest's vCPU is also descheduled while pktgen queues the burst, so later packets arrive
+# late and wait less (a check run under load saw 80 marks against 83 predicted on time, with
+# the watchdog 16 ms late). The lateness stands in for both; on a guest whose timers fire on
+# time the bounds meet. The exact check, with the burst's spread and lateness measured apart,
+# runs in virtual time (tests/uml/selftests/marking.sh).
 pst_as_predicted() {
 	_got=$(bstat $Q 0 marks_by_cause.pst)
 	_late=$(qstat $Q late_max | awk '{ printf "%d", $1 }')
-	_lo=$(predict_pst "$1" "$2" "$3" "$4")
+	_lo=$(predict_pst "$1" "$2" "$3" "$4" "-${_late:-0}")
 	_hi=$(predict_pst "$1" "$2" "$3" "$4" "${_late:-0}")
-	echo "persistent marks $_got, predicted $_lo on time, $_hi with departures ${_late}us late"
+	echo "persistent marks $_got, predicted $_lo to $_hi with sojourns ${_late}us shorter or longer"
 	[ "$_got" -ge $((_lo - 1)) ] && [ "$_got" -le $((_hi + 1)) ]
 }
 for law in sqrt linear; do
