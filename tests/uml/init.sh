@@ -12,12 +12,19 @@ export PATH
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
-mkdir -p /run/out /run/home /run/nstat
 set -a
 . "$run/env"
 set +a
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /run/out /run/home /run/nstat
+# A clone (or a cache) under the host's /tmp is hidden by the guest's own /tmp: mount it again
+# at its path, read-only, from the host.
+for d in "$ECNSHARP_REPO" "$ECNSHARP_TOOLS" "$run"; do
+	case $d in
+	/tmp/*) mkdir -p "$d" && mount -r -t hostfs none "$d" -o "$d" ;;
+	esac
+done
 # Results go to the host through a writable hostfs mount; everything else writable is tmpfs.
 mount -t hostfs none /run/out -o "$ECNSHARP_OUT"
 export ECNSHARP_OUT=/run/out
