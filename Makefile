@@ -32,8 +32,8 @@
 #                        same PREFIX as the install, or it names the PREFIX to give)
 #   sudo make dkms-add   copy the module sources to /usr/src/ecnsharp-VERSION and `dkms add` them
 #   sudo make dkms-remove  `dkms remove` every build of this version, and its sources
-#   make ns3             the ns-3 queue disc: agreement with the kernel harness, one leaf-spine point
-#   make ns3-full        the paper's 5.3-5.4 simulation sweep into docs/results/ns3/ (hours)
+#   make ns3             the ns-3 queue disc: agreement with the kernel harness, its checks, the quick point (3 seeds, 95% CIs)
+#   make ns3-full        the runs of docs/results/ns3/rule.md (5.3-5.4, resumable) into docs/results/ns3/ (days)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The tools' toolchain (rust-toolchain.toml; absent from DKMS's copy of the sources). The

@@ -1,72 +1,139 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make ns3-full: the ECN# paper's simulations (5.3 leaf-spine FCT sweep, 5.4 incast) with
-# ns3::EcnSharpQueueDisc, each scheme a mode of the one engine. Appends one key=value line per
-# run to docs/results/ns3/runs.txt (runs already there are skipped, so an interrupted sweep
-# resumes), then draws the tables and plots from that file (ns3/plot.sh).
+# make ns3-full: the runs of docs/results/ns3/rule.md (the ECN# paper's 5.3 leaf-spine FCT
+# sweep, Figures 10 and 11, the labelled sensitivity runs) with ns3::EcnSharpQueueDisc, then the
+# tables and figures of docs/results/ns3 from runs.txt (ns3/plot.py).
 #
-# The paper's scale is the default; it takes many hours on 2 cores (128 hosts: about 6 minutes
-# of CPU per 0.1 s simulated at middle load). Smaller sweeps by environment:
-#   NS3_LEAVES=8 NS3_HOSTS_PER_LEAF=16 NS3_SPINES=8 NS3_LAUNCH=0.1 NS3_SEEDS="1"
-#   NS3_LOADS="0.1 ... 0.9" NS3_WORKLOADS="web-search data-mining"
-#   NS3_SCHEMES="ecnsharp red_tail red_avg codel tcn" NS3_QUERIES="25 50 ... 200"
-#   NS3_INCAST_SCHEMES="ecnsharp red_tail codel" NS3_JOBS=2 (runs in parallel); an empty list
-#   skips that part (NS3_LOADS="" runs the incast only)
+# Each run appends one line to docs/results/ns3/runs.txt, keyed by its arguments and the model
+# (the git trees of kmod/src, ns3/ffi, ns3/model, ns3/sim, ns3/workloads, ns3/Makefile and the
+# ns-3 version): `key=K model=M commit=C part=P wall_s=T workload=W <ecnsharp-dc's line>
+# detail=runs/K.txt.gz args=A,B,...`,
+# its flows, ports and queue samples in runs/K.txt.gz. A run whose key is there is not run
+# again, so an interrupted sweep resumes and a changed model runs afresh; uncommitted changes to
+# the model are refused. All of it takes days on 2 cores; parts, in the rule's order:
+#   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
+#   ns3's leaf-spine point, so that the page can show its line from runs.txt)
+#   NS3_JOBS=2 (runs in parallel)  NS3_SEEDS="1 2 3"  NS3_LIST=1 (print the runs to do, run none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LEAVES=${NS3_LEAVES:-8}
-HOSTS_PER_LEAF=${NS3_HOSTS_PER_LEAF:-16}
-SPINES=${NS3_SPINES:-8}
-LAUNCH=${NS3_LAUNCH:-0.1}
-SEEDS=${NS3_SEEDS:-1}
-LOADS=${NS3_LOADS-0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9}
-WORKLOADS=${NS3_WORKLOADS-web-search data-mining}
-SCHEMES=${NS3_SCHEMES-ecnsharp red_tail red_avg codel tcn}
-QUERIES=${NS3_QUERIES-25 50 75 100 125 150 175 200}
-INCAST_SCHEMES=${NS3_INCAST_SCHEMES-ecnsharp red_tail codel}
+PARTS=${NS3_PARTS-f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q}
 JOBS=${NS3_JOBS:-2}
+SEEDS=${NS3_SEEDS:-1 2 3}
 RESULTS=docs/results/ns3
 RUNS=$RESULTS/runs.txt
 OUT=target/ns3
+MODEL_PATHS=(kmod/src ns3/ffi ns3/model ns3/sim ns3/workloads ns3/Makefile)
 
 tests/ns3/deps.sh --plots
+if ! git diff --quiet HEAD -- "${MODEL_PATHS[@]}" || [ -n "$(git ls-files --others --exclude-standard -- "${MODEL_PATHS[@]}")" ]; then
+	echo "ns3-full: uncommitted changes in ${MODEL_PATHS[*]}: commit them first (runs are keyed by the model's commit)" >&2
+	exit 1
+fi
+model=$( (for p in "${MODEL_PATHS[@]}"; do git rev-parse "HEAD:$p"; done; pkg-config --modversion ns3-core) | sha1sum | cut -c1-12)
+commit=$(git rev-parse --short=12 HEAD)
 nice -n 10 make -s -C ns3 -j2
-mkdir -p "$RESULTS" "$OUT/full"
+mkdir -p "$RESULTS/runs" "$OUT/full"
+# The sweep runs its own copy: a rebuild meanwhile must not change the model under a key.
+BIN=$OUT/full/ecnsharp-dc-$model
+[ -x "$BIN" ] || cp "$OUT/ecnsharp-dc" "$BIN"
 touch "$RUNS"
 
-# One job per line: the tag that marks it done in runs.txt, then the arguments.
+SCHEMES="ecnsharp red_tail red_avg codel tcn"
+FABRIC="--scenario=leafspine --leaves=8 --hostsPerLeaf=16 --spines=8 --shortFlows=667"
+INCAST="--scenario=incast --cdf=ns3/workloads/data-mining.cdf --load=0.9 --launch=4"
 jobs=$OUT/full/jobs.txt
 : >"$jobs"
-for seed in $SEEDS; do
-	for w in $WORKLOADS; do
-		for load in $LOADS; do
-			for s in $SCHEMES; do
-				tag="scenario=leafspine workload=$w scheme=$s hosts=$((LEAVES * HOSTS_PER_LEAF)) load=$load seed=$seed launch=$LAUNCH"
-				grep -qF "$tag " "$RUNS" && continue
-				echo "$tag|--scenario=leafspine --scheme=$s --cdf=ns3/workloads/$w.cdf --leaves=$LEAVES --hostsPerLeaf=$HOSTS_PER_LEAF --spines=$SPINES --load=$load --launch=$LAUNCH --seed=$seed --end=$(awk -v l="$LAUNCH" 'BEGIN { print l * 10 }')" >>"$jobs"
-			done
-		done
-	done
-	for n in $QUERIES; do
-		for s in $INCAST_SCHEMES; do
-			tag="scenario=incast workload=data-mining scheme=$s queries=$n seed=$seed"
-			grep -qF "$tag " "$RUNS" && continue
-			echo "$tag|--scenario=incast --scheme=$s --cdf=ns3/workloads/data-mining.cdf --load=0.9 --launch=1 --end=1.1 --queries=$n --seed=$seed --queueOut=$RESULTS/queue-$s-$n.dat" >>"$jobs"
-		done
-	done
+# add PART ARGS...: one run, unless its key is in runs.txt.
+add() {
+	local part=$1 args key
+	shift
+	args="$*"
+	key=$(printf '%s %s' "$model" "$args" | sha1sum | cut -c1-12)
+	grep -q "^key=$key " "$RUNS" && return 0
+	echo "$key|$part|$args" >>"$jobs"
+}
+f9() { # PART WORKLOAD "LOADS" "SCHEMES" EXTRA...
+	local part=$1 w=$2 loads=$3 schemes=$4 seed load s
+	shift 4
+	for load in $loads; do for s in $schemes; do for seed in $SEEDS; do
+		add "$part" "$FABRIC --cdf=ns3/workloads/$w.cdf --load=$load --scheme=$s --seed=$seed" "$@"
+	done; done; done
+}
+incast() { # PART "QUERIES" "SCHEMES" EXTRA...
+	local part=$1 queries=$2 schemes=$3 seed n s
+	shift 3
+	for n in $queries; do for s in $schemes; do for seed in $SEEDS; do
+		add "$part" "$INCAST --queries=$n --scheme=$s --seed=$seed" "$@"
+	done; done; done
+}
+for part in $PARTS; do
+	case $part in
+	f10) incast f10 100 "$SCHEMES" ;;
+	f11) incast f11 "25 50 75 100 125 150 175 200" "ecnsharp red_tail codel" ;;
+	f9-ws-even) f9 f9 web-search "0.8 0.4 0.6 0.2" "$SCHEMES" ;; # the loudest loads first
+	f9-ws-odd) f9 f9 web-search "0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
+	f9-dm) f9 f9 data-mining "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9" "$SCHEMES" ;;
+	s1)
+		f9 s1 web-search "0.4 0.8" "$SCHEMES" --lambda=1 --variant=lambda1
+		incast s1 100 "$SCHEMES" --lambda=1 --variant=lambda1
+		;;
+	s2)
+		f9 s2 web-search "0.4 0.8" "ecnsharp red_tail" --hostMark=0 --variant=nohostmark
+		incast s2 100 "ecnsharp red_tail" --hostMark=0 --variant=nohostmark
+		;;
+	s3)
+		incast s3 100 "ecnsharp red_tail codel" --lambda=1 --pstTarget=10us --codelTarget=10us \
+			--codelInterval=240us --variant=authors
+		;;
+	q)
+		for s in ecnsharp red_tail; do for seed in $SEEDS; do
+			add q "--scenario=leafspine --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --cdf=ns3/workloads/web-search.cdf --scheme=$s --seed=$seed"
+		done; done
+		;;
+	*) echo "ns3-full: unknown part '$part' (f10 f11 f9-ws-even f9-ws-odd f9-dm s1 s2 s3 q)" >&2; exit 1 ;;
+	esac
 done
-echo "ns3-full: $(wc -l <"$jobs") runs to do, $JOBS at a time"
+# A run listed twice (f11's N = 100 is f10's) runs once.
+awk -F'|' '!seen[$1]++' "$jobs" >"$jobs.uniq" && mv "$jobs.uniq" "$jobs"
+echo "ns3-full: model $model (commit $commit): $(wc -l <"$jobs") runs to do, $JOBS at a time"
+if [ -n "${NS3_LIST:-}" ]; then
+	cut -d'|' -f2,3 "$jobs"
+	exit 0
+fi
 
 one() {
-	local tag=${1%%|*} args=${1#*|} line
-	line=$(nice -n 5 target/ns3/ecnsharp-dc $args) || { echo "ns3-full: failed: $args" >&2; return 1; }
+	local key=${1%%|*} rest=${1#*|} part args line start wall
+	part=${rest%%|*}
+	args=${rest#*|}
+	# Another sweep may have run it meanwhile.
+	if grep -q "^key=$key " "$RUNS"; then
+		echo "ns3-full: $part $args: already in runs.txt"
+		return 0
+	fi
+	start=$(date +%s.%N)
+	# shellcheck disable=SC2086 # the arguments are words
+	if ! line=$(nice -n 15 "$BIN" $args --detailOut="$OUT/full/$key.detail" 2>"$OUT/full/$key.err"); then
+		echo "ns3-full: failed ($part): $args" >&2
+		cat "$OUT/full/$key.err" >&2
+		return 1
+	fi
+	case $line in scenario=*) ;; *) echo "ns3-full: no result line from $args" >&2; return 1 ;; esac
+	wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
+	gzip -9 -n -c "$OUT/full/$key.detail" >"$RESULTS/runs/$key.txt.gz"
+	rm -f "$OUT/full/$key.detail" "$OUT/full/$key.err"
 	# One write per line, so that parallel runs do not interleave.
-	printf '%s %s\n' "$tag" "$line" >>"$RUNS"
-	echo "ns3-full: $tag done"
+	workload=${args#*--cdf=ns3/workloads/}
+	workload=${workload%%.cdf*}
+	printf 'key=%s model=%s commit=%s part=%s wall_s=%s workload=%s %s detail=runs/%s.txt.gz args=%s\n' \
+		"$key" "$MODEL" "$COMMIT" "$part" "$wall" "$workload" "$line" "$key" "${args// /,}" >>"$RUNS"
+	echo "ns3-full: $part $args: ${wall}s"
 }
 export -f one
-export RUNS
-tr '\n' '\0' <"$jobs" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
+export RUNS RESULTS OUT BIN
+export MODEL=$model COMMIT=$commit
+failed=0
+tr '\n' '\0' <"$jobs" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {} || failed=1
 
-python3 ns3/plot.py "$RESULTS"
+python3 ns3/plot.py "$RESULTS" "$model"
+[ "$failed" -eq 0 ] || { echo "ns3-full: some runs failed (above)" >&2; exit 1; }

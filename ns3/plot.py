@@ -1,176 +1,498 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Tables and plots of the ns-3 runs (docs/results/ns3/runs.txt, one key=value line per run).
+"""The results page of the ns-3 runs, every number from runs.txt (docs/results/ns3/rule.md).
 
-Writes docs/results/ns3/tables.md and, with gnuplot, one SVG per figure. Leaf-spine FCTs are
-normalised to DCTCP-RED-Tail at the same workload, load and seed, as the paper's Figure 9;
-the incast figures show query completion time, drops and the bottleneck queue (Figures 10, 11).
+    plot.py RESULTS_DIR MODEL
+
+reads RESULTS_DIR/runs.txt (one line per run, its detail file in RESULTS_DIR/runs/), keeps the
+runs of MODEL (the key ns3/full.sh computes from the model's git trees), and writes
+RESULTS_DIR/tables.md (every point, with sample sizes and 95% intervals), the figures in
+RESULTS_DIR/fig/ (gnuplot SVG) and RESULTS_DIR/README.md from the template ns3/page.md.in, whose
+{{name}} fields are filled from the same numbers (a field the runs cannot fill says "not run").
 """
 import collections
+import math
 import os
+import random
+import re
 import subprocess
 import sys
 
-RESULTS = sys.argv[1] if len(sys.argv) > 1 else "docs/results/ns3"
-RUNS = os.path.join(RESULTS, "runs.txt")
-NAMES = {
-    "ecnsharp": "ECN#",
-    "red_tail": "DCTCP-RED-Tail",
-    "red_avg": "DCTCP-RED-AVG",
-    "codel": "CoDel",
-    "tcn": "TCN",
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
+NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail", "red_avg": "DCTCP-RED-AVG",
+         "codel": "CoDel", "tcn": "TCN"}
 ORDER = ["ecnsharp", "red_tail", "red_avg", "codel", "tcn"]
-METRICS = [
-    ("fct_mean_us", "overall mean FCT"),
-    ("fct_short_mean_us", "short-flow (<100KB) mean FCT"),
-    ("fct_short_p99_us", "short-flow (<100KB) 99th percentile FCT"),
-    ("fct_large_mean_us", "large-flow (>10MB) mean FCT"),
+COLORS = {"ecnsharp": "#d62728", "red_tail": "#1f77b4", "red_avg": "#17becf",
+          "codel": "#2ca02c", "tcn": "#9467bd"}
+VARIANTS = {"rule": "the rule (lambda 0.17)", "lambda1": "S1: lambda = 1 for every scheme",
+            "nohostmark": "S2: host marker off", "authors": "S3: the authors' simulation values"}
+F9_METRICS = [  # name, units, statistic, title
+    ("fct_mean", stats.all_fcts, stats.mean, "overall mean FCT"),
+    ("fct_short_mean", stats.short_fcts, stats.mean, "short-flow (<100 KB) mean FCT"),
+    ("fct_short_p99", stats.short_fcts, stats.p99, "short-flow 99th percentile FCT"),
+    ("fct_large_mean", stats.large_fcts, stats.mean, "large-flow (>10 MB) mean FCT"),
+    ("queue_mean", lambda d: d["ports"], stats.mean, "queue_mean (every switch port, as filed)"),
 ]
+SEEDS_WANTED = 3
 
 
-def parse(line):
-    run = {}
-    for word in line.split():
-        if "=" in word:
-            k, v = word.split("=", 1)
-            run.setdefault(k, v)  # the tag comes first and wins
-    return run
+class Page:
+    """Everything computed, by name, for the tables and the template."""
+
+    def __init__(self, results, model):
+        self.results = results
+        self.model = model
+        self.values = {}
+        self.rng = random.Random(stats.SEED)
+        self.details = {}
+        self.md = []
+
+    def detail(self, run):
+        key = run["key"]
+        if key not in self.details:
+            self.details[key] = stats.load_detail(os.path.join(self.results, run["detail"]))
+        return self.details[key]
+
+    def set(self, name, value):
+        self.values[name] = value
+
+    def ratio(self, runs_a, runs_b, units, stat):
+        """(point, lo, hi, seeds) over the seeds both schemes ran."""
+        a = {r["seed"]: r for r in runs_a}
+        b = {r["seed"]: r for r in runs_b}
+        seeds = sorted(set(a) & set(b), key=int)
+        if not seeds:
+            return None
+        num = [units(self.detail(a[s])) for s in seeds]
+        den = [units(self.detail(b[s])) for s in seeds]
+        point, lo, hi = stats.ratio_ci(stat, num, den, self.rng)
+        return point, lo, hi, len(seeds)
 
 
-def num(run, key):
-    try:
-        return float(run[key])
-    except (KeyError, ValueError):
-        return float("nan")
+def fmt_ci(r):
+    if r is None:
+        return "not run"
+    point, lo, hi, seeds = r
+    few = f" ({seeds} of {SEEDS_WANTED} seeds)" if seeds < SEEDS_WANTED else ""
+    return f"{point:.2f} [{lo:.2f}, {hi:.2f}]{few}"
+
+
+def verdict(r, paper_below_one=True):
+    """The rule's test (5): the interval wholly on the paper's side of 1."""
+    if r is None or math.isnan(r[1]):
+        return "not run"
+    point, lo, hi, seeds = r
+    if seeds < SEEDS_WANTED:
+        return f"incomplete ({seeds} of {SEEDS_WANTED} seeds)"
+    side = hi < 1 if paper_below_one else lo > 1
+    return "reproduces" if side else "does not reproduce"
 
 
 def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def main():
-    runs = [parse(l) for l in open(RUNS) if l.strip()]
-    leaf = [r for r in runs if r.get("scenario") == "leafspine"]
-    incast = [r for r in runs if r.get("scenario") == "incast"]
-    md = ["# ns-3 results (generated by ns3/plot.py from runs.txt)", ""]
+def params_of(run):
+    """ins_target / pst_target / K as the run printed them."""
+    def show(key, scale, unit):
+        v = int(stats.need(run, key))
+        return f"{v / scale:g} {unit}" if v else "-"
 
-    # Leaf-spine: mean over seeds of each metric, per workload, fabric size, load and scheme.
-    acc = collections.defaultdict(list)
-    for r in leaf:
-        acc[(r["workload"], int(r["hosts"]), float(r["load"]), r["scheme"])].append(r)
-    fabrics = sorted({k[:2] for k in acc}, key=lambda f: (f[0], -f[1]))
-    for w, hosts in fabrics:
-        loads = sorted({k[2] for k in acc if k[:2] == (w, hosts)})
-        schemes = [s for s in ORDER if any((w, hosts, l, s) in acc for l in loads)]
-        md += [f"## Leaf-spine, {w}, {hosts} hosts", ""]
-        md += ["| load | scheme | flows (unfinished) | overall mean us | short mean us | "
-               "short p99 us | large mean us | queue pkts | queue while busy pkts | drops | marks |",
-               "|---|---|---|---|---|---|---|---|---|---|---|"]
+    return " / ".join((show("ins_target_ns", 1000, "us"), show("pst_target_ns", 1000, "us"),
+                       show("k_bytes", 1, "B")))
 
-        def mean(l, s, key):
-            v = [num(r, key) for r in acc.get((w, hosts, l, s), [])]
-            return sum(v) / len(v) if v else float("nan")
 
-        for l in loads:
-            for s in schemes:
-                rs = acc.get((w, hosts, l, s))
-                if not rs:
-                    continue
-                flows = sum(int(r["flows"]) for r in rs)
-                unf = sum(int(r["unfinished"]) for r in rs)
-                md.append(
-                    f"| {l:g} | {NAMES[s]} | {flows} ({unf}) | {mean(l, s, 'fct_mean_us'):.0f} | "
-                    f"{mean(l, s, 'fct_short_mean_us'):.0f} | {mean(l, s, 'fct_short_p99_us'):.0f} | "
-                    f"{mean(l, s, 'fct_large_mean_us'):.0f} | {mean(l, s, 'queue_mean_pkts'):.2f} | "
-                    f"{mean(l, s, 'queue_busy_mean_pkts'):.1f} | "
-                    f"{mean(l, s, 'drops'):.0f} | {mean(l, s, 'marks'):.0f} |")
-        md.append("")
-        for key, title in METRICS:
-            dat = os.path.join(RESULTS, f"fct-{w}-{hosts}h-{key}.dat")
-            with open(dat, "w") as f:
-                f.write("# load " + " ".join(schemes) + " (normalised to red_tail)\n")
-                for l in loads:
-                    base = mean(l, "red_tail", key)
-                    vals = [mean(l, s, key) / base if base > 0 else float("nan") for s in schemes]
-                    f.write(f"{l:g} " + " ".join(f"{v:.4f}" for v in vals) + "\n")
-            svg = os.path.join(RESULTS, f"fct-{w}-{hosts}h-{key}.svg")
-            plots = ", ".join(
-                f"'{dat}' using 1:{i + 2} with linespoints title '{NAMES[s]}'"
-                for i, s in enumerate(schemes))
-            gnuplot(f"""set terminal svg size 640,400 font 'sans,12'
+def grouped(runs, keys):
+    g = collections.defaultdict(list)
+    for r in runs:
+        g[tuple(r[k] for k in keys)].append(r)
+    return g
+
+
+def mean_of(runs, key):
+    return sum(stats.need(r, key) for r in runs) / len(runs) if runs else math.nan
+
+
+def f9_section(page, runs, variant, workload, hosts="128", tag=None):
+    """Leaf-spine FCTs normalised to DCTCP-RED-Tail, with intervals (Figure 9)."""
+    sel = [r for r in runs if r["scenario"] == "leafspine" and r["variant"] == variant
+           and r["workload"] == workload and r["hosts"] == hosts]
+    if not sel:
+        return
+    g = grouped(sel, ("load", "scheme"))
+    loads = sorted({k[0] for k in g}, key=float)
+    schemes = [s for s in ORDER if any((l, s) in g for l in loads)]
+    tag = tag or f"f9.{variant}.{workload}"
+    title = f"Leaf-spine, {workload}, {hosts} hosts, {VARIANTS[variant]}"
+    md = page.md
+    md += [f"## {title}", "",
+           "Ratios to DCTCP-RED-Tail at the same load over the pooled seeds, with bootstrap 95% "
+           "intervals; absolute values pooled over the seeds.", "",
+           "| load | scheme | seeds | flows (unfinished) | short flows | large flows | "
+           "short p99 us | short mean us | large mean us | queue_mean pkts | drops | "
+           + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS) + " |",
+           "|" + "---|" * (11 + len(F9_METRICS))]
+    series = collections.defaultdict(list)  # metric -> rows (load, scheme, ratio)
+    for load in loads:
+        base = g.get((load, "red_tail"), [])
+        for s in schemes:
+            rs = g.get((load, s))
+            if not rs:
+                continue
+            ds = [page.detail(r) for r in rs]
+            shorts = [v for d in ds for v in stats.short_fcts(d)]
+            larges = [v for d in ds for v in stats.large_fcts(d)]
+            flows = sum(int(stats.need(r, "flows")) for r in rs)
+            unf = sum(int(stats.need(r, "unfinished")) for r in rs)
+            ratios = []
+            for name, units, stat, _ in F9_METRICS:
+                r = page.ratio(rs, base, units, stat) if base and s != "red_tail" else None
+                ratios.append(r)
+                series[name].append((load, s, r))
+                page.set(f"{tag}.{load}.{s}.{name}", fmt_ci(r))
+                page.set(f"{tag}.{load}.{s}.{name}.verdict", verdict(r))
+            p99 = stats.p99(shorts)
+            page.set(f"{tag}.{load}.{s}.short_flows", f"{len(shorts)}")
+            page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
+            page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
+            page.set(f"{tag}.{s}.params", params_of(rs[0]))
+            md.append(
+                f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
+                f"{len(larges)} | {p99:.0f} | {stats.mean(shorts):.0f} | "
+                f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
+                f"{mean_of(rs, 'drops'):.0f} | "
+                + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
+    md.append("")
+    # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
+    # claims "lower" (overall and short-flow FCT, Figure 9a-c).
+    head = ["| load | short flows (ECN#, all seeds) | overall mean FCT | short mean FCT | "
+            "short p99 FCT | large mean FCT | queue_mean (as filed) |", "|---|---|---|---|---|---|---|"]
+    for load in loads:
+        if (load, "ecnsharp") not in g:
+            continue
+        cells = []
+        for name, _, _, _ in F9_METRICS:
+            r = next((x[2] for x in series[name] if x[0] == load and x[1] == "ecnsharp"), None)
+            cell = fmt_ci(r)
+            if name in ("fct_mean", "fct_short_mean", "fct_short_p99") and r is not None:
+                cell += f" {verdict(r)}"
+            cells.append(cell)
+        head.append(f"| {load} | {page.values[f'{tag}.{load}.ecnsharp.short_flows']} | "
+                    + " | ".join(cells) + " |")
+    page.set(f"{tag}.headline", "\n".join(head))
+    figdir = os.path.join(page.results, "fig")
+    for name, _, _, mtitle in F9_METRICS:
+        dat = os.path.join(figdir, f"{tag}.{name}.dat")
+        plotted = [s for s in schemes if s != "red_tail"]
+        with open(dat, "w") as f:
+            f.write("# load then, per scheme (" + " ".join(plotted) + "): ratio lo hi\n")
+            for load in loads:
+                row = [load]
+                for s in plotted:
+                    r = next((x[2] for x in series[name] if x[0] == load and x[1] == s), None)
+                    row += ["nan"] * 3 if r is None else [f"{r[0]:.4f}", f"{r[1]:.4f}",
+                                                          f"{r[2]:.4f}"]
+                f.write(" ".join(map(str, row)) + "\n")
+        svg = os.path.join(figdir, f"{tag}.{name}.svg")
+        plots = ", ".join(
+            f"'{dat}' using ($1+{(i - 1.5) * 0.006:.3f}):{2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i} "
+            f"with yerrorlines lc rgb '{COLORS[s]}' title '{NAMES[s]}'"
+            for i, s in enumerate(plotted))
+        gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
 set output '{svg}'
-set title '{w}, {hosts} hosts: {title}, normalised to DCTCP-RED-Tail'
+set title "{workload}, {hosts} hosts, {VARIANTS[variant]}:\\n{mtitle} / DCTCP-RED-Tail's (95% CI)"
 set xlabel 'load'
-set ylabel 'normalised FCT'
+set ylabel 'ratio to DCTCP-RED-Tail'
 set key outside right
+set grid
+set xrange [0:1]
+plot 1 with lines lc rgb 'black' dt 2 notitle, {plots}
+""")
+        md.append(f"![{mtitle}, {workload}, {VARIANTS[variant]}](fig/{os.path.basename(svg)})")
+        page.set(f"{tag}.{name}.figure", f"![{mtitle}](fig/{os.path.basename(svg)})")
+    # CDFs of the short flows' FCTs (evidence rule 4: distributions, not only points).
+    for load in loads:
+        if load not in ("0.4", "0.8"):
+            continue
+        dat = os.path.join(figdir, f"{tag}.cdf.{load}.dat")
+        present = [s for s in schemes if (load, s) in g]
+        blocks = []
+        for s in present:
+            v = sorted(x for r in g[load, s] for x in stats.short_fcts(page.detail(r)))
+            step = max(1, len(v) // 400)
+            blocks.append("\n".join(f"{x if x != stats.INF else 1e9:.1f} {(i + 1) / len(v):.5f}"
+                                    for i, x in enumerate(v) if i % step == 0 or i == len(v) - 1))
+        with open(dat, "w") as f:
+            f.write("\n\n\n".join(blocks) + "\n")
+        svg = os.path.join(figdir, f"{tag}.cdf.{load}.svg")
+        plots = ", ".join(f"'{dat}' index {i} using 1:2 with lines lw 2 lc rgb '{COLORS[s]}' "
+                          f"title '{NAMES[s]}'" for i, s in enumerate(present))
+        gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
+set output '{svg}'
+set title "{workload}, {hosts} hosts, load {load}, {VARIANTS[variant]}: short-flow FCT CDF"
+set xlabel 'FCT (us)'
+set logscale x
+set ylabel 'fraction of short flows'
+set key bottom right
 set grid
 plot {plots}
 """)
-            md.append(f"![{title}]({os.path.basename(svg)})")
-        md.append("")
+        md.append(f"![short-flow FCT CDF, load {load}](fig/{os.path.basename(svg)})")
+        page.set(f"{tag}.cdf.{load}.figure",
+                 f"![short-flow FCT CDF, load {load}](fig/{os.path.basename(svg)})")
+    md.append("")
 
-    # Incast: query completion time and drops against the number of query flows.
-    if incast:
-        iacc = collections.defaultdict(list)
-        for r in incast:
-            iacc[(int(r["queries"]), r["scheme"])].append(r)
-        ns = sorted({k[0] for k in iacc})
-        schemes = [s for s in ORDER if any((n, s) in iacc for n in ns)]
-        md += ["## Incast: 16 senders to 1, data-mining background at 0.9 load, N query flows", "",
-               "| queries | scheme | QCT us | query FCT mean us | bottleneck drops | "
-               "queue mean pkts (5 ms) | queue max pkts | background queue mean pkts |",
-               "|---|---|---|---|---|---|---|---|"]
-        for n in ns:
-            for s in schemes:
-                for r in iacc.get((n, s), []):
-                    md.append(f"| {n} | {NAMES[s]} | {num(r, 'qct_us'):.0f} | "
-                              f"{num(r, 'query_fct_mean_us'):.0f} | {r['bottleneck_drops']} | "
-                              f"{num(r, 'queue_sample_mean_pkts'):.1f} | {num(r, 'queue_sample_max_pkts'):.0f} | "
-                              f"{num(r, 'bg_queue_mean_pkts'):.1f} |")
-        md.append("")
-        for key, title, fname in [("qct_us", "query completion time (us)", "incast-qct"),
-                                  ("bottleneck_drops", "drops at the bottleneck", "incast-drops")]:
-            dat = os.path.join(RESULTS, f"{fname}.dat")
-            with open(dat, "w") as f:
-                f.write("# queries " + " ".join(schemes) + "\n")
-                for n in ns:
-                    vals = []
-                    for s in schemes:
-                        v = [num(r, key) for r in iacc.get((n, s), [])]
-                        vals.append(sum(v) / len(v) if v else float("nan"))
-                    f.write(f"{n} " + " ".join(f"{v:.1f}" for v in vals) + "\n")
-            svg = os.path.join(RESULTS, f"{fname}.svg")
-            plots = ", ".join(f"'{dat}' using 1:{i + 2} with linespoints title '{NAMES[s]}'"
-                              for i, s in enumerate(schemes))
-            gnuplot(f"""set terminal svg size 640,400 font 'sans,12'
+
+def f10_section(page, runs, variant):
+    """Figure 10's setup: the bottleneck queue around 100 queries at 4 s."""
+    sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == variant
+           and r["queries"] == "100"]
+    if not sel:
+        return
+    g = grouped(sel, ("scheme",))
+    schemes = [s for s in ORDER if (s,) in g]
+    tag = f"f10.{variant}"
+    md = page.md
+    md += [f"## Figure 10's setup, {VARIANTS[variant]}", "",
+           "| scheme | seeds | fig10_queue pkts (seeds 1/2/3) | fig10_queue / RED-Tail | "
+           "bg_queue_mean pkts (seeds) | drops at the bottleneck over the run (seeds) | "
+           "flows with a timeout over the run (seeds) | queue_mean pkts (as filed) | "
+           "bottleneck drops after the queries | query timeouts | QCT us | "
+           "ins_target / pst_target / K |", "|" + "---|" * 12]
+    base = g.get(("red_tail",), [])
+    for s in schemes:
+        rs = g[(s,)]
+        r = page.ratio(rs, base, stats.fig10_blocks, stats.mean) if base and s != "red_tail" \
+            else None
+        r0 = rs[0]
+        params = params_of(r0)
+        qct = [stats.need(x, "qct_us") for x in rs]
+        def seeds_of(key, fmt="{:.0f}"):
+            return "/".join(fmt.format(stats.need(x, key))
+                            for x in sorted(rs, key=lambda x: int(x["seed"])))
+
+        per_seed = seeds_of("fig10_queue_pkts")
+        md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} ({per_seed}) | "
+                  f"{'-' if s == 'red_tail' else fmt_ci(r)} | "
+                  f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} ({seeds_of('bg_queue_mean_pkts')}) | "
+                  f"{seeds_of('drops')} | {seeds_of('timeouts')} | "
+                  f"{mean_of(rs, 'queue_mean_pkts'):.2f} | "
+                  f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
+                  f"{sum(int(stats.need(x, 'query_timeouts')) for x in rs)} | "
+                  f"{sum(qct) / len(qct):.0f} | {params} |")
+        page.set(f"{tag}.{s}.fig10_queue_seeds", per_seed)
+        page.set(f"{tag}.{s}.k_bytes", f"{int(stats.need(r0, 'k_bytes'))}")
+        page.set(f"{tag}.{s}.k_pkts", f"{stats.need(r0, 'k_bytes') / 1454:.0f}")
+        page.set(f"{tag}.{s}.drops_seeds", seeds_of("drops"))
+        page.set(f"{tag}.{s}.timeouts_seeds", seeds_of("timeouts"))
+        page.set(f"{tag}.{s}.bg_queue_seeds", seeds_of("bg_queue_mean_pkts"))
+        page.set(f"{tag}.{s}.fig10_queue_pkts", f"{mean_of(rs, 'fig10_queue_pkts'):.1f}")
+        page.set(f"{tag}.{s}.bg_queue_mean_pkts", f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f}")
+        page.set(f"{tag}.{s}.bottleneck_drops", f"{mean_of(rs, 'bottleneck_drops'):.0f}")
+        page.set(f"{tag}.{s}.query_timeouts",
+                 f"{sum(int(stats.need(x, 'query_timeouts')) for x in rs)}")
+        page.set(f"{tag}.{s}.seeds", f"{len(rs)}")
+        page.set(f"{tag}.{s}.params", params)
+        if s != "red_tail":
+            page.set(f"{tag}.{s}.fig10_queue", fmt_ci(r))
+            page.set(f"{tag}.{s}.fig10_queue.verdict", verdict(r))
+    md.append("")
+    paper = {"ecnsharp": ("8", "0"), "red_tail": ("182", "0"), "codel": ("-", "125")}
+    head = ["| scheme | seeds | fig10_queue, packets (paper) | ratio to DCTCP-RED-Tail | "
+            "bottleneck drops after the queries (paper) | query flows with a timeout | "
+            "bg_queue_mean, packets |", "|---|---|---|---|---|---|---|"]
+    for s in schemes:
+        p = paper.get(s, ("-", "-"))
+        head.append(f"| {NAMES[s]} | {page.values[f'{tag}.{s}.seeds']} | "
+                    f"{page.values[f'{tag}.{s}.fig10_queue_pkts']} ({p[0]}) | "
+                    f"{page.values.get(f'{tag}.{s}.fig10_queue', '-')} | "
+                    f"{page.values[f'{tag}.{s}.bottleneck_drops']} ({p[1]}) | "
+                    f"{page.values[f'{tag}.{s}.query_timeouts']} | "
+                    f"{page.values[f'{tag}.{s}.bg_queue_mean_pkts']} |")
+    page.set(f"{tag}.headline", "\n".join(head))
+    # The queue over the 5 ms window, seed 1, every scheme.
+    figdir = os.path.join(page.results, "fig")
+    dat = os.path.join(figdir, f"{tag}.queue.dat")
+    present = [s for s in schemes if any(x["seed"] == "1" for x in g[(s,)])]
+    with open(dat, "w") as f:
+        blocks = []
+        for s in present:
+            run = next(x for x in g[(s,)] if x["seed"] == "1")
+            samples = page.detail(run)["samples"]
+            blocks.append("\n".join(f"{(i * 10 - 1000) / 1000:.2f} {q:g}"
+                                    for i, q in enumerate(samples)))
+        f.write("\n\n\n".join(blocks) + "\n")
+    svg = os.path.join(figdir, f"{tag}.queue.svg")
+    plots = ", ".join(f"'{dat}' index {i} using 1:2 with lines lc rgb '{COLORS[s]}' "
+                      f"title '{NAMES[s]}'" for i, s in enumerate(present))
+    gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
 set output '{svg}'
-set title 'incast: {title}'
-set xlabel 'concurrent query flows'
-set key outside right
-set grid
-plot {plots}
-""")
-            md.append(f"![{title}]({os.path.basename(svg)})")
-        qfiles = [(s, os.path.join(RESULTS, f"queue-{s}-100.dat")) for s in schemes]
-        qfiles = [(s, p) for s, p in qfiles if os.path.exists(p)]
-        if qfiles:
-            svg = os.path.join(RESULTS, "incast-queue-100.svg")
-            plots = ", ".join(f"'{p}' using ($1/1000):2 with lines title '{NAMES[s]}'" for s, p in qfiles)
-            gnuplot(f"""set terminal svg size 640,400 font 'sans,12'
-set output '{svg}'
-set title 'bottleneck queue, 100 concurrent query flows (sampled every 10 us)'
-set xlabel 'time (ms)'
+set title "Figure 10's setup, {VARIANTS[variant]}: bottleneck queue every 10 us, seed 1\\n100 queries at 0 ms after 4 s of data-mining background"
+set xlabel 'time from the queries (ms)'
 set ylabel 'packets'
 set key outside right
 set grid
 plot {plots}
 """)
-            md.append("![bottleneck queue with 100 query flows](incast-queue-100.svg)")
-        md.append("")
-    with open(os.path.join(RESULTS, "tables.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    md += [f"![bottleneck queue, {VARIANTS[variant]}](fig/{os.path.basename(svg)})", ""]
+    page.set(f"{tag}.queue.figure", f"![bottleneck queue](fig/{os.path.basename(svg)})")
+
+
+def f11_section(page, runs):
+    """Figure 11: query completion and timeouts against the number of queries."""
+    sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"]
+    g = grouped(sel, ("queries", "scheme"))
+    ns = sorted({int(k[0]) for k in g})
+    schemes = [s for s in ("ecnsharp", "red_tail", "codel") if any((str(n), s) in g for n in ns)]
+    if len(ns) < 2:
+        return
+    md = page.md
+    md += ["## Figure 11: the fanout, the rule", "",
+           "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
+           "bottleneck drops (mean) |", "|---|---|---|---|---|---|"]
+    onset = {}
+    complete = {}
+    planned = range(25, 201, 25)  # rule.md, F11
+    for s in schemes:
+        complete[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in planned)
+        for n in ns:
+            rs = g.get((str(n), s), [])
+            if not rs:
+                continue
+            to = sum(int(stats.need(r, "query_timeouts")) for r in rs)
+            if to > 0 and s not in onset:
+                onset[s] = n
+            md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {mean_of(rs, 'qct_us'):.0f} | {to} | "
+                      f"{mean_of(rs, 'bottleneck_drops'):.0f} |")
+    md.append("")
+    for s in schemes:
+        if s in onset:
+            below = [n for n in ns if n < onset[s] and (str(n), s) in g]
+            page.set(f"f11.{s}.onset", str(onset[s]))
+            page.set(f"f11.{s}.fanout", str(below[-1]) if below else
+                     f"below {onset[s]}" if onset[s] == ns[0] else "not run below the onset")
+        else:
+            page.set(f"f11.{s}.onset", f"none up to {ns[-1]}")
+            page.set(f"f11.{s}.fanout", f"{ns[-1]} or more")
+        done = sum(len(g.get((str(n), s), [])) for n in planned)
+        page.set(f"f11.{s}.complete", "complete" if complete[s] else
+                 f"incomplete: {done} of {len(planned) * SEEDS_WANTED} runs")
+    if not (complete.get("ecnsharp") and complete.get("codel")):
+        page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
+    elif "ecnsharp" in onset and "codel" in onset:
+        page.set("f11.onset_ratio", f"{onset['ecnsharp'] / onset['codel']:.2f}")
+    else:
+        page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
+    md.append("Timeout onset (smallest N with a query timeout in any seed): " + ", ".join(
+        f"{NAMES[s]} {page.values[f'f11.{s}.onset']}" for s in schemes) + ".")
+    md.append("")
+    figdir = os.path.join(page.results, "fig")
+    for key, title, fname in (("qct_us", "query completion time (us), mean of seeds", "qct"),
+                              ("query_timeouts", "query flows with a timeout, all seeds",
+                               "timeouts")):
+        dat = os.path.join(figdir, f"f11.{fname}.dat")
+        with open(dat, "w") as f:
+            f.write("# queries " + " ".join(schemes) + "\n")
+            for n in ns:
+                row = []
+                for s in schemes:
+                    rs = g.get((str(n), s), [])
+                    if not rs:
+                        row.append("nan")
+                    elif key == "qct_us":
+                        row.append(f"{mean_of(rs, key):.1f}")
+                    else:
+                        row.append(str(sum(int(stats.need(r, key)) for r in rs)))
+                f.write(f"{n} " + " ".join(row) + "\n")
+        svg = os.path.join(figdir, f"f11.{fname}.svg")
+        plots = ", ".join(f"'{dat}' using 1:{i + 2} with linespoints lc rgb '{COLORS[s]}' "
+                          f"title '{NAMES[s]}'" for i, s in enumerate(schemes))
+        gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
+set output '{svg}'
+set title "Figure 11's sweep, the rule: {title}"
+set xlabel 'concurrent query flows'
+set key outside right
+set grid
+plot {plots}
+""")
+        md.append(f"![{title}](fig/{os.path.basename(svg)})")
+        page.set(f"f11.{fname}.figure", f"![{title}](fig/{os.path.basename(svg)})")
+    md.append("")
+
+
+def render(page, template_path, out_path):
+    text = open(template_path).read()
+    missing = []
+
+    def fill(m):
+        name = m.group(1)
+        if name in page.values:
+            return page.values[name]
+        if re.match(r"^(f9|f10|f11|q|rule)\.", name):
+            return "not run"
+        missing.append(name)
+        return m.group(0)
+
+    text = re.sub(r"\{\{([^}]+)\}\}", fill, text)
+    if missing:
+        raise stats.ResultError(f"{template_path}: unknown fields {', '.join(missing)}")
+    with open(out_path, "w") as f:
+        f.write("<!-- Generated by ns3/plot.py from runs.txt and ns3/page.md.in: edit those. -->\n")
+        f.write(text)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    results, model = sys.argv[1], sys.argv[2]
+    page = Page(results, model)
+    lines = [l for l in open(os.path.join(results, "runs.txt")) if l.strip()]
+    every = [stats.parse_line(l, f"runs.txt:{i + 1}") for i, l in enumerate(lines)]
+    runs, seen, twice = [], set(), 0
+    for r in every:
+        if r.get("model") != model:
+            continue
+        if r["key"] in seen:  # two sweeps ran it: the same deterministic run, counted once
+            twice += 1
+            continue
+        seen.add(r["key"])
+        runs.append(r)
+    other = len(every) - len(runs) - twice
+    os.makedirs(os.path.join(results, "fig"), exist_ok=True)
+    parts = collections.Counter(r["part"] for r in runs)
+    wall = sum(stats.need(r, "wall_s") for r in runs)
+    page.set("model", model)
+    for scen in ("leafspine", "incast"):
+        r = next((x for x in runs if x["scenario"] == scen), None)
+        for key in ("rtt_mean_us", "rtt_p90_us"):
+            page.set(f"rule.{scen}.{key}", f"{stats.need(r, key):.1f}" if r else "not run")
+    page.set("runs", str(len(runs)))
+    page.set("runs_other_models", str(other))
+    page.set("runs_by_part", ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) or "none")
+    page.set("wall_hours", f"{wall / 3600:.1f}")
+    page.md += ["# ns-3 results: every point (generated by ns3/plot.py from runs.txt)", "",
+                f"Model {model}: {len(runs)} runs ({page.values['runs_by_part']}), "
+                f"{wall / 3600:.1f} hours of wall time; {other} runs of other models in runs.txt "
+                "are not used (rule.md, section 6).", ""]
+    for workload in ("web-search", "data-mining"):
+        f9_section(page, runs, "rule", workload)
+    f9_section(page, runs, "rule", "web-search", hosts="16", tag="q")
+    f10_section(page, runs, "rule")
+    f11_section(page, runs)
+    for variant in ("lambda1", "nohostmark", "authors"):
+        f9_section(page, runs, variant, "web-search")
+        f10_section(page, runs, variant)
+    with open(os.path.join(results, "tables.md"), "w") as f:
+        f.write("\n".join(page.md) + "\n")
+    template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.md.in")
+    if os.path.exists(template):
+        render(page, template, os.path.join(results, "README.md"))
+    print(f"ns3-plot: {len(runs)} runs of model {model} ({other} of others) into {results}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -173,7 +173,7 @@ compiler_checked() {
 		bindgen ld.lld; do
 		ln -sf "$(command -v "$t")" "$nc/$t"
 	done
-	out=$(PATH="$fakebin:$nc" "$(command -v bash)" pkg/module-toolchain.sh "$tmp/k-185" 2>&1) && { echo "$out"; return 1; }
+	out=$(env -u RUSTC -u RUSTUP_TOOLCHAIN PATH="$fakebin:$nc" "$(command -v bash)" pkg/module-toolchain.sh "$tmp/k-185" 2>&1) && { echo "$out"; return 1; }
 	grep -qF "was built with clang" <<<"$out" && grep -qF 'but clang is not installed (Debian: apt install clang lld llvm)' <<<"$out" ||
 		{ echo "$out"; return 1; }
 }
@@ -194,7 +194,8 @@ make_without_kernel_builds_tools() {
 		grep -qF 'make module KDIR=' <<<"$out" && [ -s "$bin/completions/ecnsharp-tc.bash" ] || { echo "$out"; return 1; }
 	out=$(make --no-print-directory KDIR="$tmp/k-norust" CARGO=true TOOLS_DIR="$bin" 2>&1) || { echo "$out"; return 1; }
 	grep -q "is a kernel built without CONFIG_RUST" <<<"$out" || { echo "$out"; return 1; }
-	make help | grep -q '^  make tools ' || { echo "make help does not list make tools"; return 1; }
+	# Not `make help | grep -q`: grep leaving early makes make's write fail (pipefail).
+	grep -q '^  make tools ' <<<"$(make -s help)" || { echo "make help does not list make tools"; return 1; }
 }
 check "make module refuses a kernel without CONFIG_RUST" refuses_without_rust
 check "make module names the kernel's rustc and the command that installs it" names_the_rustc_to_install
@@ -322,7 +323,7 @@ check "uninstall finds a recorded install at any prefix; the record goes with it
 # debian/copyright as a whole; the kernels' config fragments and patches are hashed into the
 # kernel cache's key, so a line there would rebuild every cached kernel; tdc's test cases are
 # JSON, which has no comments. Everything else tracked says its license at its top.
-spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
+spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md(\.in)?$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
 tracked_files() {
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files; else find . -type f ! -path './target/*' ! -path './.git/*' | sed 's:^\./::'; fi
 }

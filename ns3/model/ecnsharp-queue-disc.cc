@@ -301,21 +301,18 @@ bool
 EcnSharpQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("EcnSharpQueueDisc classifies by itself: no classes or filters");
-        return false;
-    }
+    NS_ABORT_MSG_IF(GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0,
+                    "ns3::EcnSharpQueueDisc classifies by itself: no classes or filters");
     std::string err;
     /* As the kernel seeds from get_random_u32(): here from ns-3's run-wide RNG seed. */
     uint32_t seed = static_cast<uint32_t>(RngSeedManager::GetSeed() * 2654435761u +
                                           RngSeedManager::GetRun());
     if (Configure(Engine(), OptionWords(), seed, err) != 0)
     {
-        /* Reported as the kernel's extack would be, naming the option. */
-        NS_LOG_ERROR("ecnsharp: " << err);
-        std::cerr << "ns3::EcnSharpQueueDisc: invalid configuration: " << err << std::endl;
-        return false;
+        /* Fatal, with the core's message naming the option (as the kernel's extack): QueueDisc
+         * only asserts CheckConfig's result, and release builds of ns-3 compile asserts out,
+         * which would run the disc with an unconfigured engine. */
+        NS_FATAL_ERROR("ns3::EcnSharpQueueDisc: invalid configuration: " << err);
     }
     m_ready = true;
     uint32_t bands = ecnsharp_engine_bands(Engine());
@@ -327,11 +324,8 @@ EcnSharpQueueDisc::CheckConfig()
                 "MaxSize", QueueSizeValue(kBandFifoSize)));
         }
     }
-    if (GetNInternalQueues() != bands)
-    {
-        NS_LOG_ERROR("EcnSharpQueueDisc needs one internal queue per band");
-        return false;
-    }
+    NS_ABORT_MSG_IF(GetNInternalQueues() != bands,
+                    "ns3::EcnSharpQueueDisc needs one internal queue per band");
     return true;
 }
 

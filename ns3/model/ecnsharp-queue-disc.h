@@ -9,7 +9,7 @@
  *
  * Every option of the kernel qdisc is an attribute with the same name, default and checks
  * (docs/configuration.md); an invalid set is refused when the disc initialises, with the
- * core's message naming the option (see Validate()).
+ * core's message naming the option (see Validate()); the run aborts.
  */
 #ifndef ECNSHARP_QUEUE_DISC_H
 #define ECNSHARP_QUEUE_DISC_H

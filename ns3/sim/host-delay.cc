@@ -2,6 +2,7 @@
 #include "host-delay.h"
 
 #include "ns3/drop-tail-queue.h"
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -38,13 +39,24 @@ HostDelayQueueDisc::Delays()
     return delays;
 }
 
-static uint32_t
-ClassOf(Ptr<const QueueDiscItem> item)
+void
+HostDelayQueueDisc::SetPortClass(uint16_t port, uint32_t cls)
 {
-    uint8_t ds = 0;
-    item->GetUint8Value(QueueItem::IP_DSFIELD, ds);
-    uint32_t c = ds >> 2;
-    return std::min<uint32_t>(c, HostDelayQueueDisc::Delays().size() - 1);
+    NS_ABORT_MSG_IF(cls >= Delays().size(), "no host delay class " << cls);
+    m_classOfPort[port] = static_cast<uint8_t>(cls);
+}
+
+uint32_t
+HostDelayQueueDisc::ClassOf(Ptr<const QueueDiscItem> item) const
+{
+    /* The IP payload starts with the TCP (or UDP) source port. */
+    uint8_t port[2];
+    if (m_classOfPort.empty() || item->GetPacket()->CopyData(port, 2) != 2)
+    {
+        return 0;
+    }
+    auto it = m_classOfPort.find(static_cast<uint16_t>(port[0] << 8 | port[1]));
+    return it == m_classOfPort.end() ? 0 : it->second;
 }
 
 bool

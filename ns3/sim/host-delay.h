@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The end-host part of the RTT spread (paper 5.3, and the authors' simulation): each flow's
- * sender picks a delay class, carried in the DSCP of its packets, and the host holds each
- * outgoing packet for its class's delay (1, 20, 50, 80 or 160 us) before its NIC sends it, as
- * a slow stack, hypervisor or load balancer would. One FIFO per class keeps each flow in order.
+ * sender picks a delay class, registered with its host's queue by the flow's source port, and
+ * the host holds each outgoing packet for its class's delay (1, 20, 50, 80 or 160 us) before its
+ * NIC sends it, as a slow stack, hypervisor or load balancer would. One FIFO per class keeps each
+ * flow in order. (Not by DSCP: ns-3.37's TCP socket clears a TOS set before Bind or Connect, and
+ * the SYN leaves inside Connect, so a DSCP class would miss the handshake.)
  *
  * MarkAbove (off by default): a packet that waited more than its class's delay plus MarkAbove
  * because the NIC was busy is CE-marked. ns-3.37's TCP grows cwnd on every ACK even when the
@@ -19,6 +21,7 @@
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -29,8 +32,10 @@ class HostDelayQueueDisc : public QueueDisc
   public:
     static TypeId GetTypeId();
     HostDelayQueueDisc();
-    /* The extra delay of each DSCP class (DSCP d uses class min(d, size-1)). */
+    /* The extra delay of each class. */
     static const std::vector<Time>& Delays();
+    /* Packets of the flow with this TCP/UDP source port wait in class `cls` (others in 0). */
+    void SetPortClass(uint16_t port, uint32_t cls);
 
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -39,8 +44,10 @@ class HostDelayQueueDisc : public QueueDisc
     void InitializeParams() override {}
     void DoDispose() override;
     void Wake();
+    uint32_t ClassOf(Ptr<const QueueDiscItem> item) const;
     EventId m_wake;
     Time m_markAbove; /* 0: never mark */
+    std::unordered_map<uint16_t, uint8_t> m_classOfPort;
 };
 
 } // namespace ns3

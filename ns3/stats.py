@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The statistics of the ns-3 results (docs/results/ns3/rule.md, section 5), used by ns3/run.sh
+(make ns3) and ns3/plot.py (make ns3-full).
+
+A run is one result line of ecnsharp-dc (key=value words) and its detail file (one line per
+flow `f`, per switch port `p`, per queue sample `q`). A point is a scheme at some setting over
+several seeds. Ratios are scheme / DCTCP-RED-Tail with 95% intervals from a two-level bootstrap:
+seeds drawn with replacement (the same draw for both schemes: a seed is a workload), then, within
+each drawn seed and independently per scheme, the units of the statistic (flows, switch ports,
+or 100 us blocks of queue samples). Pure Python, seeded: the same runs give the same intervals.
+
+    stats.py quick DIR   the make ns3 point from DIR/{leafspine,incast}-SCHEME-SEED.{txt,detail}
+    stats.py selftest    checks of the parsing and the statistics (run by make ns3)
+"""
+import gzip
+import heapq
+import math
+import os
+import random
+import sys
+
+SHORT_BYTES = 100_000
+LARGE_BYTES = 10_000_000
+BOOTSTRAP = 2000
+SEED = 22
+BLOCK = 10  # queue samples per block: 100 us at one sample every 10 us
+INF = float("inf")
+
+
+class ResultError(Exception):
+    """A result that cannot be read as the rule says: fatal, never read as zero."""
+
+
+def parse_line(line, where="result line"):
+    """key=value words into a dict; a word without '=' or a repeated key is an error."""
+    run = {}
+    for word in line.split():
+        if "=" not in word:
+            raise ResultError(f"{where}: '{word}' is not key=value")
+        k, v = word.split("=", 1)
+        if k in run:
+            raise ResultError(f"{where}: '{k}' appears twice")
+        run[k] = v
+    if not run:
+        raise ResultError(f"{where}: empty")
+    return run
+
+
+def need(run, key):
+    """The value of `key` as a number; a missing or non-numeric field is an error."""
+    if key not in run:
+        raise ResultError(f"field '{key}' missing from the run "
+                          f"(scenario={run.get('scenario', '?')} scheme={run.get('scheme', '?')} "
+                          f"seed={run.get('seed', '?')})")
+    try:
+        return float(run[key])
+    except ValueError:
+        raise ResultError(f"field '{key}' is '{run[key]}', not a number") from None
+
+
+def load_detail(path):
+    """Flows [(size, fct_us or INF, query, timeouts)], ports [mean packets], samples [packets]."""
+    opener = gzip.open if path.endswith(".gz") else open
+    flows, ports, samples = [], [], []
+    with opener(path, "rt") as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("#") or not line.strip():
+                continue
+            w = line.split()
+            try:
+                if w[0] == "f":
+                    fct = float(w[3])
+                    flows.append((int(w[1]), INF if fct < 0 else fct, w[5] == "1", int(w[6])))
+                elif w[0] == "p":
+                    ports.append(float(w[1]))
+                elif w[0] == "q":
+                    samples.append(float(w[2]))
+                else:
+                    raise ValueError(w[0])
+            except (IndexError, ValueError):
+                raise ResultError(f"{path}:{n}: cannot read '{line.strip()}'") from None
+    if not flows:
+        raise ResultError(f"{path}: no flows")
+    return {"flows": flows, "ports": ports, "samples": samples}
+
+
+# Units of each statistic, per run (one seed).
+def short_fcts(d):
+    return [fct for size, fct, query, _ in d["flows"] if not query and size < SHORT_BYTES]
+
+
+def large_fcts(d):
+    return [fct for size, fct, query, _ in d["flows"] if not query and size > LARGE_BYTES]
+
+
+def all_fcts(d):
+    return [fct for size, fct, query, _ in d["flows"] if not query]
+
+
+def fig10_blocks(d):
+    s = d["samples"]
+    if len(s) != 501:
+        raise ResultError(f"{len(s)} queue samples, not 501")
+    return [sum(s[i:i + BLOCK]) / BLOCK for i in range(0, 500, BLOCK)]
+
+
+# Statistics over the pooled units of the seeds.
+def p99(values):
+    """The 99th percentile as ecnsharp-dc computes it (sorted[round(0.99 (n-1))]); an
+    unfinished flow (INF) is longer than every finished one."""
+    n = len(values)
+    if n == 0:
+        return math.nan
+    rank = int(0.99 * (n - 1) + 0.5)  # 0-based from the smallest
+    return heapq.nlargest(n - rank, values)[-1]
+
+
+def mean(values):
+    finite = [v for v in values if v != INF]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def pooled(stat, seeds):
+    return stat([v for units in seeds for v in units])
+
+
+def ratio_ci(stat, num, den, rng):
+    """stat over num's seeds / stat over den's seeds, and its bootstrap 95% interval.
+    num and den: lists (one entry per seed, same seed order) of lists of units."""
+    if len(num) != len(den) or not num:
+        raise ResultError("a ratio needs the same seeds for both schemes")
+    point = pooled(stat, num) / pooled(stat, den)
+    k = len(num)
+    reps = []
+    for _ in range(BOOTSTRAP):
+        draw = [rng.randrange(k) for _ in range(k)]
+        a = [rng.choices(num[i], k=len(num[i])) for i in draw]
+        b = [rng.choices(den[i], k=len(den[i])) for i in draw]
+        sb = pooled(stat, b)
+        if sb > 0:
+            reps.append(pooled(stat, a) / sb)
+    reps.sort()
+    if len(reps) < BOOTSTRAP // 2:
+        return point, math.nan, math.nan
+    lo = reps[int(0.025 * (len(reps) - 1))]
+    hi = reps[int(0.975 * (len(reps) - 1))]
+    return point, lo, hi
+
+
+def fmt(point, lo, hi):
+    return f"{point:.3f} [{lo:.3f},{hi:.3f}]"
+
+
+def quick(directory):
+    """The make ns3 line: R1-R3 from the leaf-spine runs, R4 the fabric queue_mean as filed,
+    R5 fig10_queue, with sample sizes and intervals."""
+    seeds = sorted({name.rsplit("-", 1)[1].split(".")[0] for name in os.listdir(directory)
+                    if name.startswith("leafspine-ecnsharp-") and name.endswith(".txt")}, key=int)
+    if not seeds:
+        raise ResultError(f"{directory}: no runs")
+    runs, details = {}, {}
+    for scen in ("leafspine", "incast"):
+        for scheme in ("ecnsharp", "red_tail"):
+            for seed in seeds:
+                base = os.path.join(directory, f"{scen}-{scheme}-{seed}")
+                with open(base + ".txt") as f:
+                    lines = [l for l in f if l.startswith("scenario=")]
+                if len(lines) != 1:
+                    raise ResultError(f"{base}.txt: {len(lines)} result lines, not 1")
+                runs[scen, scheme, seed] = parse_line(lines[0], base + ".txt")
+                details[scen, scheme, seed] = load_detail(base + ".detail")
+    rng = random.Random(SEED)
+
+    def per_seed(scen, scheme, units):
+        return [units(details[scen, scheme, s]) for s in seeds]
+
+    def ratio(scen, units, stat):
+        return ratio_ci(stat, per_seed(scen, "ecnsharp", units), per_seed(scen, "red_tail", units),
+                        rng)
+
+    r1 = ratio("leafspine", short_fcts, p99)
+    r2 = ratio("leafspine", short_fcts, mean)
+    r3 = ratio("leafspine", large_fcts, mean)
+    r4 = ratio("leafspine", lambda d: d["ports"], mean)
+    r5 = ratio("incast", fig10_blocks, mean)
+    for scen in ("leafspine", "incast"):
+        for scheme in ("ecnsharp", "red_tail"):
+            for seed in seeds:
+                r = runs[scen, scheme, seed]
+                # The fields the lines below and the page read: missing is an error.
+                for key in ("hosts", "load", "unfinished", "short_flows", "large_flows",
+                            "queue_mean_pkts", "drops", "timeouts", "ins_target_ns",
+                            "pst_target_ns", "k_bytes"):
+                    need(r, key)
+                if scen == "incast":
+                    for key in ("fig10_queue_pkts", "bg_queue_mean_pkts", "bottleneck_drops",
+                                "query_timeouts"):
+                        need(r, key)
+    ls = [runs["leafspine", "ecnsharp", s] for s in seeds]
+    n_short = sum(len(short_fcts(details["leafspine", "ecnsharp", s])) for s in seeds)
+    n_large = sum(len(large_fcts(details["leafspine", "ecnsharp", s])) for s in seeds)
+    unfinished = {sch: int(sum(need(runs["leafspine", sch, s], "unfinished") for s in seeds))
+                  for sch in ("ecnsharp", "red_tail")}
+
+    def avg(scen, scheme, key):
+        return sum(need(runs[scen, scheme, s], key) for s in seeds) / len(seeds)
+
+    hosts = int(need(ls[0], "hosts"))
+    load = need(ls[0], "load")
+    print(f"ns3-fabric-queue: hosts={hosts} load={load:g} seeds={len(seeds)} "
+          f"queue_mean ecnsharp={avg('leafspine', 'ecnsharp', 'queue_mean_pkts'):.3f} "
+          f"red_tail={avg('leafspine', 'red_tail', 'queue_mean_pkts'):.3f} packets "
+          f"(every switch port over the arrival window, as filed)")
+    print(f"ns3-incast-queue: seeds={len(seeds)} "
+          f"fig10_queue ecnsharp={avg('incast', 'ecnsharp', 'fig10_queue_pkts'):.1f} "
+          f"red_tail={avg('incast', 'red_tail', 'fig10_queue_pkts'):.1f} packets (paper 8, 182); "
+          f"bg_queue_mean ecnsharp={avg('incast', 'ecnsharp', 'bg_queue_mean_pkts'):.1f} "
+          f"red_tail={avg('incast', 'red_tail', 'bg_queue_mean_pkts'):.1f}; "
+          f"bottleneck_drops ecnsharp={avg('incast', 'ecnsharp', 'bottleneck_drops'):.0f} "
+          f"red_tail={avg('incast', 'red_tail', 'bottleneck_drops'):.0f}")
+    print(f"ns3-samples: flows_short={n_short} flows_large={n_large} seeds={len(seeds)} "
+          f"unfinished ecnsharp={unfinished['ecnsharp']} red_tail={unfinished['red_tail']} "
+          f"bootstrap={BOOTSTRAP}")
+    print(f"ns3: hosts={hosts} load={load:g} "
+          f"fct_short_p99 ecnsharp/red_tail={fmt(*r1)} "
+          f"fct_short_mean ecnsharp/red_tail={fmt(*r2)} "
+          f"fct_large_mean ecnsharp/red_tail={fmt(*r3)} "
+          f"queue_mean ecnsharp/red_tail={fmt(*r4)} "
+          f"fig10_queue ecnsharp/red_tail={fmt(*r5)} "
+          f"flows_short={n_short} seeds={len(seeds)}")
+    for name, (point, lo, hi) in (("fct_short_p99", r1), ("fct_short_mean", r2),
+                                  ("fct_large_mean", r3), ("queue_mean", r4),
+                                  ("fig10_queue", r5)):
+        if not (lo <= point <= hi):
+            raise ResultError(f"{name}: {point} outside its own interval [{lo}, {hi}]")
+
+
+def selftest():
+    """What the rule's statistics promise, checked on numbers worked by hand."""
+    failed = 0
+
+    def check(what, ok):
+        nonlocal failed
+        print(f"{'ok' if ok else 'FAIL'} - {what}")
+        failed += not ok
+
+    check("p99 of 1..100 is 99", p99(list(range(1, 101))) == 99)
+    check("p99 counts an unfinished flow as the longest",
+          p99(list(range(1, 100)) + [INF]) == 99 and p99([1.0] * 98 + [INF, INF]) == INF)
+    check("mean leaves unfinished flows out", mean([1.0, 3.0, INF]) == 2.0)
+    try:
+        need({"scenario": "x"}, "queue_mean_pkts")
+        check("a missing field is an error", False)
+    except ResultError as e:
+        check("a missing field is an error", "queue_mean_pkts" in str(e))
+    try:
+        parse_line("a=1 a=2")
+        check("a repeated key is an error", False)
+    except ResultError:
+        check("a repeated key is an error", True)
+    rng = random.Random(1)
+    same = [[float(i) for i in range(200)] for _ in range(3)]
+    point, lo, hi = ratio_ci(mean, same, same, rng)
+    check(f"identical schemes: ratio 1 inside [{lo:.3f},{hi:.3f}]", point == 1 and lo <= 1 <= hi)
+    half = [[v / 2 for v in s] for s in same]
+    point, lo, hi = ratio_ci(mean, half, same, rng)
+    check(f"halved FCTs: ratio 0.5, interval [{lo:.3f},{hi:.3f}] excludes 1",
+          abs(point - 0.5) < 1e-12 and hi < 1)
+    noisy_a = [[rng.expovariate(1.0) for _ in range(300)] for _ in range(3)]
+    noisy_b = [[rng.expovariate(1.0) for _ in range(300)] for _ in range(3)]
+    point, lo, hi = ratio_ci(mean, noisy_a, noisy_b, rng)
+    check(f"same distribution, independent draws: [{lo:.3f},{hi:.3f}] contains 1", lo <= 1 <= hi)
+    return 1 if failed else 0
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "quick":
+        try:
+            quick(sys.argv[2])
+        except (ResultError, OSError) as e:
+            print(f"ns3: {e}", file=sys.stderr)
+            return 1
+        return 0
+    if len(sys.argv) == 2 and sys.argv[1] == "selftest":
+        return selftest()
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

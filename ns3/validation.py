@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""validation.md from the validation runs (ns3/validate.sh, and the Linux side when it exists).
+
+    validation.py RESULTS_DIR
+
+reads RESULTS_DIR/validation/ns3-runs.txt (and linux-runs.txt: the same keys, one line per run,
+name=SCHEME-SENDERS-markX with X = linux), draws the figures into RESULTS_DIR/fig/ and fills
+ns3/validation.md.in into RESULTS_DIR/validation.md. Every number on that page comes from here.
+"""
+import collections
+import gzip
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
+NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail"}
+# The tolerance of the comparison, stated before any Linux run (validation.md, "Agreement").
+TOLERANCE = [  # key, relative, absolute floor, what
+    ("queue_mean_pkts", 0.20, 3.0, "queue mean"),
+    ("queue_p99_pkts", 0.20, 3.0, "queue p99"),
+    ("marks_per_kpkt", 0.25, 2.0, "marks per 1,000 packets"),
+    ("share1", 0.0, 0.05, "goodput share of flow 1"),
+    ("cwnd1_mean_seg", 0.25, 3.0, "mean cwnd of flow 1 (segments)"),
+    ("cwndN_mean_seg", 0.25, 3.0, "mean cwnd of the last flow (segments)"),
+    ("probe_fct_p50_us", 0.15, 10.0, "probe FCT p50"),
+    ("probe_fct_p99_us", 0.25, 20.0, "probe FCT p99"),
+    # Join runs only: the lone flow's cwnd before the join, the queue's peak in the 50 ms after.
+    ("cwnd1_prejoin_seg", 0.25, 5.0, "the lone flow's cwnd before the join (segments)"),
+    ("queue_join_max_pkts", 0.25, 5.0, "the queue's peak in the 50 ms after the join"),
+    ("cwnd1_prejoin_max_seg", 0.25, 5.0, "the lone flow's largest cwnd from 0.2 s to the join"),
+]
+
+
+def load(path):
+    if not os.path.exists(path):
+        return {}
+    runs = {}
+    for i, line in enumerate(open(path)):
+        if line.strip():
+            r = stats.parse_line(line, f"{path}:{i + 1}")
+            runs[stats_name(r)] = r
+    return runs
+
+
+def stats_name(r):
+    if "name" not in r:
+        raise stats.ResultError("a validation run without name=")
+    return r["name"]
+
+
+def cwnd_max(results, name, start, end):
+    """The largest cwnd (segments) of the first long flow in [start, end) s."""
+    path = os.path.join(results, "validation", f"{name}.cwnd.gz")
+    top = 0.0
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            w = line.split()
+            if not line.startswith("#") and start * 1e6 <= float(w[0]) < end * 1e6:
+                top = max(top, float(w[1]))
+    return top
+
+
+def cwnd_means(results, name, warmup, senders):
+    """Mean cwnd (segments) of each long flow over the window, from the .cwnd series."""
+    path = os.path.join(results, "validation", f"{name}.cwnd.gz")
+    sums = [0.0] * senders
+    n = 0
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            w = line.split()
+            if float(w[0]) < warmup * 1e6:
+                continue
+            for i in range(senders):
+                sums[i] += float(w[1 + i])
+            n += 1
+    return [s / n for s in sums] if n else [float("nan")] * senders
+
+
+def derived(results, name, r):
+    """The compared quantities that are not in the line itself."""
+    pk = stats.need(r, "packets")
+    r["marks_per_kpkt"] = f"{1000 * stats.need(r, 'marks') / pk:.3f}" if pk else "nan"
+    senders = int(stats.need(r, "senders"))
+    r["share1"] = f"{stats.need(r, 'goodput1_gbps') / stats.need(r, 'goodput_gbps'):.4f}"
+    cw = cwnd_means(results, name, stats.need(r, "warmup_s"), senders)
+    r["cwnd1_mean_seg"] = f"{cw[0]:.2f}"
+    r["cwndN_mean_seg"] = f"{cw[-1]:.2f}"
+    if "join_s" in r:
+        r["cwnd1_prejoin_max_seg"] = (
+            f"{cwnd_max(results, name, stats.need(r, 'warmup_s'), stats.need(r, 'join_s')):.0f}")
+    return r
+
+
+def table(results, runs):
+    md = ["| run | queue mean / p50 / p90 / p99 / max pkts | sojourn mean / p99 us | marks "
+          "(ins / pst / red) | host marks | drops | goodput per flow Gbit/s | mean cwnd per "
+          "flow (segments) | probe FCT mean / p50 / p99 us |", "|" + "---|" * 9]
+    for name, r in runs.items():
+        senders = int(stats.need(r, "senders"))
+        gp = " / ".join(f"{stats.need(r, f'goodput{i + 1}_gbps'):.2f}" for i in range(senders))
+        cw = cwnd_means(results, name, stats.need(r, "warmup_s"), senders)
+        md.append(
+            f"| {name} | {stats.need(r, 'queue_mean_pkts'):.1f} / {stats.need(r, 'queue_p50_pkts'):.0f}"
+            f" / {stats.need(r, 'queue_p90_pkts'):.0f} / {stats.need(r, 'queue_p99_pkts'):.0f} / "
+            f"{stats.need(r, 'queue_max_pkts'):.0f} | {stats.need(r, 'sojourn_mean_us'):.1f} / "
+            f"{stats.need(r, 'sojourn_p99_us'):.1f} | {stats.need(r, 'marks'):.0f} "
+            f"({stats.need(r, 'marks_ins'):.0f} / {stats.need(r, 'marks_pst'):.0f} / "
+            f"{stats.need(r, 'marks_red'):.0f}) | {stats.need(r, 'host_marks'):.0f} | "
+            f"{stats.need(r, 'drops'):.0f} | {gp} | " + " / ".join(f"{c:.0f}" for c in cw) +
+            f" | {stats.need(r, 'probe_fct_mean_us'):.0f} / {stats.need(r, 'probe_fct_p50_us'):.0f}"
+            f" / {stats.need(r, 'probe_fct_p99_us'):.0f} |")
+    return "\n".join(md)
+
+
+def num(v):
+    return f"{v:.3f}" if abs(v) < 1 else f"{v:.1f}"
+
+
+def compare(results, ns3, linux):
+    """Each Linux run beside the ns-3 runs of the same scheme and senders, marker on and off."""
+    if not linux:
+        return "No Linux run yet (`docs/results/ns3/validation/linux-runs.txt` is absent)."
+    md = ["| scheme, senders | metric | Linux | ns-3, host marker 20 us | ns-3, no host marker | "
+          "tolerance |", "|---|---|---|---|---|---|"]
+    within = collections.Counter()  # (join run?, column) -> comparisons within tolerance
+    total = collections.Counter()
+    for name, lx in linux.items():
+        scheme, senders = name.split("-")[:2]  # senders: "2", "4" or "2join"
+        on = ns3.get(f"{scheme}-{senders}-mark20")
+        off = ns3.get(f"{scheme}-{senders}-mark0")
+        for key, rel, floor, what in TOLERANCE:
+            if key not in derived(results, name, lx):
+                continue  # a join metric of a run without a join
+            want = stats.need(lx, key)
+            cells = []
+            for col, r in (("on", on), ("off", off)):
+                if r is None:
+                    cells.append("not run")
+                    continue
+                got = stats.need(derived(results, r["name"], r), key)
+                ok = abs(got - want) <= max(rel * abs(want), floor)
+                kind = "join" if senders.endswith("join") else "several"
+                total[kind, col] += 1
+                within[kind, col] += ok
+                cells.append(f"{num(got)} ({'within' if ok else 'outside'})")
+            md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | "
+                      f"{cells[0]} | {cells[1]} | {rel:.0%} or {floor:g} |")
+    md.append("")
+    for kind, what in (("several", "runs with several flows from the start"),
+                       ("join", "join runs (a lone flow, then a second)")):
+        if total[kind, "on"]:
+            md.append(f"- {what}: within the tolerance in {within[kind, 'on']} of "
+                      f"{total[kind, 'on']} comparisons with the host marker, "
+                      f"{within[kind, 'off']} of {total[kind, 'off']} without it.")
+    return "\n".join(md)
+
+
+def figures(results, runs):
+    figdir = os.path.join(results, "fig")
+    os.makedirs(figdir, exist_ok=True)
+    out = []
+    for senders in ("2", "4", "2join"):
+        names = [n for n in runs if n.split("-")[1] == senders]
+        if not names:
+            continue
+        dat = os.path.join(figdir, f"validation-{senders}.queue-cdf.dat")
+        blocks = []
+        for name in names:
+            hist = [tuple(map(float, l.split())) for l in
+                    open(os.path.join(results, "validation", f"{name}.hist"))
+                    if not l.startswith("#")]
+            total = sum(ns for _, ns in hist)
+            acc = 0.0
+            rows = []
+            for pk, ns in hist:
+                acc += ns
+                rows.append(f"{pk:g} {acc / total:.6f}")
+            blocks.append("\n".join(rows))
+        with open(dat, "w") as f:
+            f.write("\n\n\n".join(blocks) + "\n")
+        svg = os.path.join(figdir, f"validation-{senders}.queue-cdf.svg")
+        plots = ", ".join(f"'{dat}' index {i} using 1:2 with steps lw 2 title '{n}'"
+                          for i, n in enumerate(names))
+        subprocess.run(["gnuplot"], text=True, check=True, input=f"""set terminal svg size 720,420 font 'sans,12'
+set output '{svg}'
+set title "Validation, {senders} senders: bottleneck queue, time-weighted CDF over the window"
+set xlabel 'packets queued'
+set ylabel 'fraction of time'
+set key bottom right
+set grid
+plot {plots}
+""")
+        out.append(f"![queue CDF, {senders} senders](fig/{os.path.basename(svg)})")
+        # cwnd of each long flow over 100 ms (around the join), marker on and off.
+        t0, t1 = (450000, 550000) if senders.endswith("join") else (200000, 300000)
+        for scheme in ("ecnsharp", "red_tail"):
+            pair = [f"{scheme}-{senders}-mark20", f"{scheme}-{senders}-mark0"]
+            if not all(p in runs for p in pair):
+                continue
+            dat = os.path.join(figdir, f"validation-{scheme}-{senders}.cwnd.dat")
+            blocks = []
+            for p in pair:
+                with gzip.open(os.path.join(results, "validation", f"{p}.cwnd.gz"), "rt") as f:
+                    rows = [l.strip() for l in f if not l.startswith("#")
+                            and t0 <= float(l.split()[0]) < t1]
+                blocks.append("\n".join(rows))
+            with open(dat, "w") as f:
+                f.write("\n\n\n".join(blocks) + "\n")
+            svg = os.path.join(figdir, f"validation-{scheme}-{senders}.cwnd.svg")
+            rtts = runs[pair[0]]["rtts_us"].split(",")
+            plots = ", ".join(
+                f"'{dat}' index {b} using ($1/1000):{i + 2} with lines dt {1 + b} "
+                f"title 'RTT {float(rtts[i]):.0f} us, {'marker 20 us' if b == 0 else 'no marker'}'"
+                for b in range(2) for i in range(int(senders[0])))
+            subprocess.run(["gnuplot"], text=True, check=True, input=f"""set terminal svg size 720,420 font 'sans,12'
+set output '{svg}'
+set title "Validation, {NAMES[scheme]}, {senders} senders: cwnd of each long flow, {t0 / 1e6:g}-{t1 / 1e6:g} s"
+set xlabel 'time (ms)'
+set ylabel 'cwnd (segments)'
+set key outside right
+set grid
+plot {plots}
+""")
+            out.append(f"![cwnd, {NAMES[scheme]}, {senders} senders](fig/{os.path.basename(svg)})")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    results = sys.argv[1]
+    ns3 = load(os.path.join(results, "validation", "ns3-runs.txt"))
+    linux = load(os.path.join(results, "validation", "linux-runs.txt"))
+    if not ns3:
+        raise stats.ResultError("no ns-3 validation runs")
+    first = next(iter(ns3.values()))
+    fields = {
+        "ns3_table": table(results, ns3),
+        "compare_table": compare(results, ns3, linux),
+        "figures": figures(results, ns3),
+        "tolerance": "\n".join(f"- {what}: within {rel:.0%} of Linux's value or {floor:g} "
+                               f"({key.replace('_', ' ')})" for key, rel, floor, what in TOLERANCE),
+        "rule": " ".join(f"{k}={first[k]}" for k in ("lambda", "rtt_mean_us", "rtt_p90_us")),
+        "ecnsharp_params": next((f"ins_target {int(stats.need(r, 'ins_target_ns'))}ns pst_target "
+                                 f"{int(stats.need(r, 'pst_target_ns'))}ns pst_interval "
+                                 f"{int(stats.need(r, 'pst_interval_ns'))}ns"
+                                 for n, r in ns3.items() if n.startswith("ecnsharp")), "not run"),
+        "red_params": next((f"k {int(stats.need(r, 'k_bytes'))} k_unit bytes"
+                            for n, r in ns3.items() if n.startswith("red_tail")), "not run"),
+    }
+    template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
+    text = open(template).read()
+    for k, v in fields.items():
+        text = text.replace("{{" + k + "}}", v)
+    if "{{" in text:
+        raise stats.ResultError(f"{template}: unfilled field near "
+                                f"'{text[text.index('{{'):text.index('{{') + 40]}'")
+    with open(os.path.join(results, "validation.md"), "w") as f:
+        f.write("<!-- Generated by ns3/validation.py from validation/*-runs.txt and "
+                "ns3/validation.md.in: edit those. -->\n" + text)
+    print(f"ns3-validation: {len(ns3)} ns-3 runs, {len(linux)} Linux runs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The Linux side of the sender-model validation (docs/results/ns3/validation.md), run inside
+# User-Mode Linux in virtual time by ns3/validate-linux.sh through tests/uml/run-in-uml:
+#   linux-guest.sh NAME=N SENDERS=2|4 QDISC="mode ecnsharp ins_target ..." [DURATION=1] [WARMUP=0.2]
+#                  [CLASSES="4 0"] [JOIN=0.5]
+# JOIN: the last sender starts then (the others alone before it), not 5 ms after the one before.
+#
+#   s1..sN, p (probe) --- sw ==out==> r (receiver)
+#
+# Every end host's eth0 carries its delay (netem: its class's extra delay plus the propagation
+# it stands for) and then a 10 Gbit/s NIC (tbf); sw's port "out" toward r is the bottleneck:
+# ecnsharp with its own 10 Gbit/s shaper, limit 250, QDISC's mode and thresholds. DCTCP with ECN
+# everywhere, MSS 1400 (MTU 1452), rto_min 5 ms, quickack, no TSO/GSO. Writes into
+# $ECNSHARP_OUT the raw measurements ns3/linux_summary.py reduces: queue.txt (the bottleneck's
+# backlog at Poisson times, mean 1 us), cwnd.txt (each sender's cwnd every 1 ms), bulkI.jsonl,
+# probes.jsonl, qdisc0.json and qdisc1.json (the qdisc at WARMUP and at the end), times.txt.
+for a in "$@"; do
+	case $a in
+	*=*) export "$a" ;;
+	*) echo "linux-guest: unexpected argument $a"; exit 2 ;;
+	esac
+done
+: "${NAME:?}" "${SENDERS:?}" "${QDISC:?}"
+DURATION=${DURATION:-1}
+WARMUP=${WARMUP:-0.2}
+OUT=$ECNSHARP_OUT
+fail() {
+	echo "linux-guest: $*"
+	exit 1
+}
+# The host-delay classes of ns3/sim/host-delay.cc (us) and the senders' classes.
+DELAYS="1 20 50 80 160"
+case $SENDERS in
+2) CLASSES=${CLASSES:-0 4} ;;
+4) CLASSES=${CLASSES:-0 1 3 4} ;;
+*) fail "SENDERS must be 2 or 4" ;;
+esac
+JOIN=${JOIN:-0}
+PROP_US=20 # two 10 us links each way, carried by the sending host's netem
+now() { date +%s.%N; } # the virtual clock, to the ns (/proc/uptime counts 10 ms)
+at() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.6f", (d > 0 ? d : 0) }'; }
+
+echo "reno cubic dctcp" >/proc/sys/net/ipv4/tcp_allowed_congestion_control
+ip netns add sw || fail "netns"
+ip netns exec sw sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward'
+ip -n sw link set lo up
+# host NS PORT NET DELAY_US: an end host behind sw on 10.NET.0.0/24 whose egress waits DELAY_US.
+host() {
+	ip netns add "$1" || return 1
+	ip link add "$2" netns sw type veth peer name eth0 netns "$1" || return 1
+	ip -n sw addr add "10.$3.0.254/24" dev "$2"
+	ip -n "$1" addr add "10.$3.0.1/24" dev eth0
+	ip -n sw link set "$2" mtu 1452 up
+	ip -n "$1" link set eth0 mtu 1452 up
+	ip -n "$1" link set lo up
+	ip -n "$1" route add default via "10.$3.0.254" rto_min 5ms quickack 1 || return 1
+	ip netns exec "$1" sh -c 'echo dctcp >/proc/sys/net/ipv4/tcp_congestion_control &&
+		echo 1 >/proc/sys/net/ipv4/tcp_ecn && echo 0 >/proc/sys/net/ipv4/tcp_ecn_fallback &&
+		echo "4096 131072 4194304" >/proc/sys/net/ipv4/tcp_wmem &&
+		echo "4096 131072 4194304" >/proc/sys/net/ipv4/tcp_rmem' || return 1
+	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null 2>&1 ||
+		echo "linux-guest: $1: could not turn TSO/GSO off"
+	tc -n "$1" qdisc add dev eth0 root handle 1: netem delay "$4us" limit 100000 || return 1
+	tc -n "$1" qdisc add dev eth0 parent 1:1 handle 2: tbf rate 10gbit burst 3750 latency 1ms ||
+		return 1
+}
+host r out 200 $((1 + PROP_US)) || fail "receiver"
+i=1
+for c in $CLASSES; do
+	d=$(echo $DELAYS | cut -d' ' -f$((c + 1)))
+	host "s$i" "p$i" "$i" $((d + PROP_US)) || fail "sender $i"
+	i=$((i + 1))
+done
+host p pp 99 $((1 + PROP_US)) || fail "probe host"
+# The bottleneck: sw's port toward r (replacing the receiver host's generic setup on that side).
+# Its bucket is two MTUs: a switch port sends one packet at a time (ns-3's has a 1-packet device
+# queue); the default, 50 us of the rate (62.5 KB), let 43 packets leave at once after a pause.
+tc -n sw qdisc add dev out root handle 10: ecnsharp rate 10gbit burst 3028 limit 250 $QDISC ||
+	fail "ecnsharp $QDISC"
+tc -n sw qdisc show dev out >"$OUT/qdisc.txt"
+for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
+	[ "$(ip netns exec "$ns" cat /proc/sys/net/ipv4/tcp_congestion_control)" = dctcp ] ||
+		fail "$ns does not run DCTCP"
+done
+
+# Servers on the senders and the probe host; r asks, they answer (the data flows toward r).
+for ns in p $(seq -f 's%g' 1 "$SENDERS"); do
+	ip netns exec "$ns" ecnsharp-flowgen serve --bind 0.0.0.0:7000 &
+done
+for ns in p $(seq -f 's%g' 1 "$SENDERS"); do
+	n=0
+	until ip netns exec "$ns" ss -Hltn 'sport = :7000' | grep -q .; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "the server on $ns does not listen"
+		sleep 0.01
+	done
+done
+echo "20000 0" >/tmp/probe.cdf
+echo "20000 1" >>/tmp/probe.cdf
+
+t0=$(now)
+touch /tmp/sampling
+ip netns exec sw ecnsharp-flowgen sample --dev out --interval-us 1 --seed 1 --stop /tmp/sampling \
+	>"$OUT/queue.txt" &
+sampler=$!
+# Long flows, sender i from (i-1) x 5 ms, each measured over the same window [WARMUP, DURATION).
+# bulk I: flow I from now until DURATION, its bytes counted from WARMUP (or its start).
+bulk() {
+	start=$(at "$(now)" "$t0")
+	echo "bulk$1 $start" >>"$OUT/times.txt"
+	exec ip netns exec r ecnsharp-flowgen bulk --servers "10.$1.0.1:7000" \
+		--seconds "$(at "$DURATION" "$start")" --omit "$(at "$WARMUP" "$start")" \
+		>"$OUT/bulk$1.jsonl" 2>&1
+}
+bulks=
+i=1
+for c in $CLASSES; do
+	if [ $i -eq "$SENDERS" ] && [ "$JOIN" != 0 ]; then
+		(sleep "$(at "$JOIN" "$(at "$(now)" "$t0")")" && bulk $i) &
+	else
+		[ $i -eq 1 ] || sleep 0.005
+		(bulk $i) &
+	fi
+	bulks="$bulks $!"
+	i=$((i + 1))
+done
+sleep "$(at "$WARMUP" "$(at "$(now)" "$t0")")"
+tc -n sw -s -j qdisc show dev out >"$OUT/qdisc0.json"
+echo "window $(at "$(now)" "$t0")" >>"$OUT/times.txt"
+# Probes: 20,000-byte transfers from p on new connections, Poisson with a mean gap of 5 ms.
+ip netns exec r ecnsharp-flowgen flows --servers 10.99.0.1:7000 --cdf /tmp/probe.cdf \
+	--load 0.0032 --rate-mbit 10000 --seconds "$(at "$DURATION" "$WARMUP")" --drain-seconds 0.5 \
+	--seed 1 >"$OUT/probes.jsonl" 2>"$OUT/probes.err" &
+probes=$!
+# Each sender's cwnd every 1 ms until the end.
+end=$(awk -v t="$t0" -v d="$DURATION" 'BEGIN { printf "%.6f", t + d }')
+while awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n < e) }'; do
+	line=$(at "$(now)" "$t0")
+	i=1
+	while [ $i -le "$SENDERS" ]; do
+		cw=$(ip netns exec "s$i" ss -Htin dst 10.200.0.1 | grep -o 'cwnd:[0-9]*' | head -n 1)
+		cw=${cw#cwnd:}
+		line="$line ${cw:-0}"
+		i=$((i + 1))
+	done
+	echo "$line" >>"$OUT/cwnd.txt"
+	sleep 0.001
+done
+tc -n sw -s -j qdisc show dev out >"$OUT/qdisc1.json"
+# TCP's own counters at each host (ACKs sent per segment received, ECN, retransmissions).
+for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
+	echo "== $ns"
+	ip netns exec "$ns" cat /proc/net/snmp /proc/net/netstat
+	ip netns exec "$ns" ss -tin
+done >"$OUT/tcp.txt"
+echo "end $(at "$(now)" "$t0")" >>"$OUT/times.txt"
+for b in $bulks; do wait "$b" || fail "a bulk flow failed: $(cat "$OUT"/bulk*.jsonl)"; done
+wait $probes || fail "probes: $(cat "$OUT/probes.err")"
+rm -f /tmp/sampling
+wait $sampler
+echo "linux-guest: $NAME done"
