@@ -197,13 +197,17 @@ impl Dwrr {
         if !self.members.contains(band) {
             return;
         }
-        // Find the predecessor; the band served, the usual case, is the head, found at once.
+        // Find the predecessor; the band served, the usual case, is the head, found at once
+        // without counting the ring (a popcount is a dozen instructions without POPCNT, which
+        // the kernel's target lacks). The walk is the same loop's first step onwards.
         let mut prev = self.tail;
-        for _ in 0..self.members.len() {
-            if self.next[prev.index()] == band {
-                break;
+        if self.next[prev.index()] != band {
+            for _ in 0..self.members.len() {
+                if self.next[prev.index()] == band {
+                    break;
+                }
+                prev = self.next[prev.index()];
             }
-            prev = self.next[prev.index()];
         }
         self.next[prev.index()] = self.next[band.index()];
         if self.tail == band {
