@@ -311,8 +311,9 @@ impl Engine {
     /// counting (measured with one codegen unit, as the kernel builds the module).
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
+        // The classifier's bands are below `cfg.bands` already: no range check to repeat.
         let band = self.classify(pkt);
-        self.enqueue_into(pkt, band)
+        self.admit(pkt, band)
     }
 
     /// [`Engine::enqueue`] into `band`, chosen by the caller (a tc filter, or `skb->priority`
@@ -325,6 +326,12 @@ impl Engine {
         } else {
             self.classify(pkt)
         };
+        self.admit(pkt, band)
+    }
+
+    /// [`Engine::enqueue`] into `band`, a band in use.
+    #[inline(always)]
+    fn admit(&mut self, pkt: &PacketInfo, band: Band) -> EnqueueVerdict {
         let len = pkt.len;
         let i = band.index();
         self.stats.count_arrival(len);
