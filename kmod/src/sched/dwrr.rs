@@ -71,6 +71,13 @@ impl Dwrr {
         if self.members.contains(band) {
             return;
         }
+        self.join(band, head_len);
+    }
+
+    /// [`Dwrr::activate`] for a band the caller found not in the ring. Always inlined: the
+    /// scheduler calls it once per packet that finds its band empty.
+    #[inline(always)]
+    pub(super) fn join(&mut self, band: Band, head_len: u32) {
         let i = band.index();
         self.head_len[i] = head_len;
         self.deficit[i] = self.quantum[i];
