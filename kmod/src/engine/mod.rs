@@ -456,12 +456,16 @@ impl Engine {
             }
         };
         self.sched.complete(band, len, next_head_len);
-        let late = self.shaper.consume(now, len);
-        if late != 0 {
-            self.count_late_wakeup(late);
-        }
-        if self.stats.qlen == 0 {
-            self.shaper.idle();
+        // A disabled shaper has nothing to take and nothing to idle: only an enabled one is
+        // throttled, and enabling or disabling builds it afresh.
+        if self.shaper.is_enabled() {
+            let late = self.shaper.consume(now, len);
+            if late != 0 {
+                self.count_late_wakeup(late);
+            }
+            if self.stats.qlen == 0 {
+                self.shaper.idle();
+            }
         }
         self.bands[i].count_sent(len, sojourn, head.segs);
         self.stats.count_sent(len);
