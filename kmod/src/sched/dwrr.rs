@@ -178,9 +178,12 @@ impl Dwrr {
             return;
         }
         let i = band.index();
-        self.deficit[i] = self.deficit[i].saturating_sub(len);
         match next_head_len {
-            Some(next) => self.head_len[i] = next,
+            Some(next) => {
+                self.deficit[i] = self.deficit[i].saturating_sub(len);
+                self.head_len[i] = next;
+            }
+            // Leaving the ring zeroes the deficit: no charge to make first.
             None => self.deactivate(band),
         }
     }
