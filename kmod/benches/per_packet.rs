@@ -57,13 +57,19 @@ struct Pkt {
 struct Glue {
     engine: Engine,
     fifos: Vec<VecDeque<Pkt>>,
-    /// log2 of the number of bands (1 or 8), so that spreading packets costs no division.
+    /// log2 of the number of bands the packets are spread over (1 or 8), so that spreading
+    /// packets costs no division.
     bands_log2: u32,
+    /// Nanoseconds from a packet's enqueue to its dequeue when the queue is empty between
+    /// packets (0 with a standing queue, whose packets wait `DEPTH` steps).
+    lag: Nanos,
     now: Nanos,
     k: u64,
 }
 
 impl Glue {
+    /// `bands` bands under `kind`, ECN# marking, the packets spread over every band and a
+    /// standing queue of `DEPTH` packets.
     fn new(kind: SchedKind, bands: u8) -> Self {
         let mut cfg = Config::DEFAULT;
         cfg.bands = bands;
@@ -74,6 +80,7 @@ impl Glue {
             engine: Engine::new(&cfg),
             fifos: (0..16).map(|_| VecDeque::with_capacity(128)).collect(),
             bands_log2: bands.trailing_zeros(),
+            lag: 0,
             now: 1_000_000,
             k: 0,
         };
@@ -81,6 +88,28 @@ impl Glue {
             g.enqueue();
         }
         g
+    }
+
+    /// As `make bench` drives the module (tests/uml/cpu-cost.sh): `bands` bands under DWRR,
+    /// ECN# with the defaults, every packet of priority 0 (the priomap's band 1, clamped) and
+    /// ECT(0), the queue empty between packets, each dequeued 300 ns after its enqueue. With
+    /// `mark_all`, `ins_target 0 pst_target 0` as there: the instantaneous rule marks every
+    /// packet; without, no rule fires.
+    fn one_deep(bands: u8, mark_all: bool) -> Self {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = bands;
+        if mark_all {
+            cfg.marking.ins_target = 0;
+            cfg.marking.pst_target = 0;
+        }
+        Glue {
+            engine: Engine::new(&cfg),
+            fifos: (0..16).map(|_| VecDeque::with_capacity(128)).collect(),
+            bands_log2: 0,
+            lag: 300,
+            now: 1_000_000,
+            k: 0,
+        }
     }
 
     #[inline(always)]
@@ -107,17 +136,18 @@ impl Glue {
 
     #[inline(always)]
     fn dequeue(&mut self) {
+        let now = self.now.wrapping_add(self.lag);
         while let Some(band) = self.engine.select() {
             let fifo = &mut self.fifos[band.index()];
             let head_len = fifo.front().map_or(0, |p| p.len);
-            if self.engine.shaper_delay(self.now, head_len).is_some() {
+            if self.engine.shaper_delay(now, head_len).is_some() {
                 return;
             }
             let Some(pkt) = fifo.pop_front() else { return };
             let next = fifo.front().map(|p| p.len);
             match self
                 .engine
-                .dequeue(self.now, band, pkt.len, pkt.at, pkt.ecn, next)
+                .dequeue(now, band, pkt.len, pkt.at, pkt.ecn, next)
             {
                 DequeueVerdict::Send { mark } => {
                     black_box(mark);
@@ -145,7 +175,8 @@ struct Fifos {
 }
 
 impl Fifos {
-    fn new(bands: u8) -> Self {
+    /// `bands` FIFOs holding `depth` packets between packets.
+    fn new(bands: u8, depth: u64) -> Self {
         let mut f = Fifos {
             fifos: (0..16).map(|_| VecDeque::with_capacity(128)).collect(),
             bands_log2: bands.trailing_zeros(),
@@ -153,7 +184,7 @@ impl Fifos {
             k: 0,
             next_out: 0,
         };
-        for _ in 0..DEPTH {
+        for _ in 0..depth {
             f.push();
         }
         f
@@ -249,31 +280,77 @@ impl Case {
 /// Builds a fresh case.
 type MakeCase = fn() -> Case;
 
-fn cases() -> Vec<(&'static str, MakeCase)> {
+/// The cases: name, how to build one, and for an engine case the reference it is compared with.
+fn cases() -> Vec<(&'static str, MakeCase, &'static str)> {
     vec![
-        ("reference: 1 FIFO push+pop", || {
-            Case::Reference(Box::new(Fifos::new(1)))
-        }),
-        ("reference: 8 FIFOs push+pop", || {
-            Case::Reference(Box::new(Fifos::new(8)))
-        }),
-        ("marking alone (ECN#)", || {
-            Case::Mark(Box::new(MarkOnly::new()))
-        }),
-        ("engine: 1 band DWRR", || {
-            Case::Engine(Box::new(Glue::new(SchedKind::Dwrr, 1)))
-        }),
-        ("engine: 8 bands DWRR", || {
-            Case::Engine(Box::new(Glue::new(SchedKind::Dwrr, 8)))
-        }),
-        ("engine: 1 band SP", || {
-            Case::Engine(Box::new(Glue::new(SchedKind::Sp, 1)))
-        }),
-        ("engine: 8 bands WFQ", || {
-            Case::Engine(Box::new(Glue::new(SchedKind::Wfq, 8)))
-        }),
+        (
+            REF_1,
+            || Case::Reference(Box::new(Fifos::new(1, DEPTH))),
+            "",
+        ),
+        (
+            REF_8,
+            || Case::Reference(Box::new(Fifos::new(8, DEPTH))),
+            "",
+        ),
+        (
+            REF_EMPTY,
+            || Case::Reference(Box::new(Fifos::new(1, 0))),
+            "",
+        ),
+        (
+            "marking alone (ECN#)",
+            || Case::Mark(Box::new(MarkOnly::new())),
+            "",
+        ),
+        (
+            "engine: 1 band DWRR",
+            || Case::Engine(Box::new(Glue::new(SchedKind::Dwrr, 1))),
+            REF_1,
+        ),
+        (
+            "engine: 8 bands DWRR",
+            || Case::Engine(Box::new(Glue::new(SchedKind::Dwrr, 8))),
+            REF_8,
+        ),
+        (
+            "engine: 1 band SP",
+            || Case::Engine(Box::new(Glue::new(SchedKind::Sp, 1))),
+            REF_1,
+        ),
+        (
+            "engine: 8 bands WFQ",
+            || Case::Engine(Box::new(Glue::new(SchedKind::Wfq, 8))),
+            REF_8,
+        ),
+        (
+            "1 deep: 1 band, all marked",
+            || Case::Engine(Box::new(Glue::one_deep(1, true))),
+            REF_EMPTY,
+        ),
+        (
+            "1 deep: 1 band, none marked",
+            || Case::Engine(Box::new(Glue::one_deep(1, false))),
+            REF_EMPTY,
+        ),
+        (
+            "1 deep: 8 bands DWRR, all marked",
+            || Case::Engine(Box::new(Glue::one_deep(8, true))),
+            REF_EMPTY,
+        ),
+        (
+            "1 deep: 8 bands DWRR, none marked",
+            || Case::Engine(Box::new(Glue::one_deep(8, false))),
+            REF_EMPTY,
+        ),
     ]
 }
+
+/// The FIFO references: a standing queue of `DEPTH` packets in one FIFO or spread over eight,
+/// and one FIFO empty between packets (as the `1 deep` cases and the kernel bench run).
+const REF_1: &str = "reference: 1 FIFO push+pop";
+const REF_8: &str = "reference: 8 FIFOs push+pop";
+const REF_EMPTY: &str = "reference: 1 FIFO, 1 deep";
 
 /// Nanoseconds per packet over `TABLE_PACKETS` packets of a fresh case, after a warm-up, with
 /// the loop monomorphised per case so that the dispatch is outside the timed loop.
@@ -301,19 +378,19 @@ fn summary_table() {
     // Rounds of every case rather than every run of one case in a row: the machine is shared
     // (another vCPU's load moves the FIFO reference alone from 4 to 10 ns), so each case gets
     // its best from whichever rounds were quiet.
-    let mut results: Vec<(&str, f64)> = cases()
+    let mut results: Vec<(&str, f64, &str)> = cases()
         .into_iter()
-        .map(|(name, _)| (name, f64::INFINITY))
+        .map(|(name, _, reference)| (name, f64::INFINITY, reference))
         .collect();
     for _ in 0..TABLE_RUNS {
-        for ((_, make), (_, best)) in cases().into_iter().zip(results.iter_mut()) {
+        for ((_, make, _), (_, best, _)) in cases().into_iter().zip(results.iter_mut()) {
             *best = best.min(time_per_packet(make));
         }
     }
-    let reference = |bands: &str| {
+    let best_of = |case: &str| {
         results
             .iter()
-            .find(|(name, _)| name.starts_with("reference") && name.contains(bands))
+            .find(|(name, ..)| *name == case)
             .map_or(f64::NAN, |r| r.1)
     };
     println!();
@@ -322,18 +399,18 @@ fn summary_table() {
         if overflow_checks_on() { "on" } else { "off" }
     );
     println!(
-        "{:<30} {:>8} {:>14} {:>12}",
+        "{:<34} {:>8} {:>14} {:>12}",
         "case", "ns/pkt", "- reference", "x reference"
     );
-    for (name, ns) in &results {
-        if !name.starts_with("engine") {
-            println!("{name:<30} {ns:>8.2}");
+    for (name, ns, reference) in &results {
+        if reference.is_empty() {
+            println!("{name:<34} {ns:>8.2}");
             continue;
         }
-        // Compared with the FIFOs it drives: 8 FIFOs for 8 bands, one otherwise.
-        let base = reference(if name.contains("8 ") { "8 " } else { "1 " });
+        // Compared with the FIFOs it drives, in the same state (standing queue or empty).
+        let base = best_of(reference);
         println!(
-            "{name:<30} {ns:>8.2} {:>14.2} {:>12.2}",
+            "{name:<34} {ns:>8.2} {:>14.2} {:>12.2}",
             ns - base,
             ns / base
         );
@@ -351,7 +428,7 @@ fn overflow_checks_on() -> bool {
     panicked
 }
 
-/// `PER_PACKET_PROFILE="engine: 8 bands DWRR"` (a case name, or a unique part of one) runs only
+/// `PER_PACKET_PROFILE="engine: 8 bands DWRR"` (a case name, or the first case containing it) runs only
 /// that case for `PER_PACKET_PACKETS` packets (default 1 million) and exits: a short,
 /// deterministic run for `valgrind --tool=callgrind`.
 fn profile(name: &str) {
@@ -359,7 +436,10 @@ fn profile(name: &str) {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000);
-    let Some((full, make)) = cases().into_iter().find(|(n, _)| n.contains(name)) else {
+    let all = cases();
+    let exact = all.iter().find(|(n, ..)| *n == name);
+    let Some((full, make, _)) = exact.or_else(|| all.iter().find(|(n, ..)| n.contains(name)))
+    else {
         eprintln!("no case matches {name:?}");
         std::process::exit(2);
     };
@@ -389,7 +469,7 @@ fn main() {
     {
         let mut group = c.benchmark_group("per_packet");
         group.throughput(Throughput::Elements(1));
-        for (name, make) in cases() {
+        for (name, make, _) in cases() {
             let mut case = make();
             group.bench_function(name, |b| b.iter(|| case.packet()));
         }

@@ -111,6 +111,11 @@ impl CauseSet {
         self.0 & (1 << cause.index()) != 0
     }
 
+    /// Whether the sets have a cause in common.
+    pub const fn intersects(self, other: CauseSet) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// Whether no rule asked for a mark.
     pub const fn is_empty(self) -> bool {
         self.0 == 0

@@ -311,8 +311,9 @@ impl Engine {
     /// counting (measured with one codegen unit, as the kernel builds the module).
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: &PacketInfo) -> EnqueueVerdict {
+        // The classifier's bands are below `cfg.bands` already: no range check to repeat.
         let band = self.classify(pkt);
-        self.enqueue_into(pkt, band)
+        self.admit(pkt, band)
     }
 
     /// [`Engine::enqueue`] into `band`, chosen by the caller (a tc filter, or `skb->priority`
@@ -325,6 +326,12 @@ impl Engine {
         } else {
             self.classify(pkt)
         };
+        self.admit(pkt, band)
+    }
+
+    /// [`Engine::enqueue`] into `band`, a band in use.
+    #[inline(always)]
+    fn admit(&mut self, pkt: &PacketInfo, band: Band) -> EnqueueVerdict {
         let len = pkt.len;
         let i = band.index();
         self.stats.count_arrival(len);
@@ -449,12 +456,16 @@ impl Engine {
             }
         };
         self.sched.complete(band, len, next_head_len);
-        let late = self.shaper.consume(now, len);
-        if late != 0 {
-            self.count_late_wakeup(late);
-        }
-        if self.stats.qlen == 0 {
-            self.shaper.idle();
+        // A disabled shaper has nothing to take and nothing to idle: only an enabled one is
+        // throttled, and enabling or disabling builds it afresh.
+        if self.shaper.is_enabled() {
+            let late = self.shaper.consume(now, len);
+            if late != 0 {
+                self.count_late_wakeup(late);
+            }
+            if self.stats.qlen == 0 {
+                self.shaper.idle();
+            }
         }
         self.bands[i].count_sent(len, sojourn, head.segs);
         self.stats.count_sent(len);

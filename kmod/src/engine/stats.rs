@@ -8,6 +8,11 @@ use crate::ecn::{CauseSet, MarkCause};
 use crate::histogram::SojournHist;
 use crate::time::Nanos;
 
+/// The causes other than the sojourn rules'.
+const QUEUE_OR_PROBABILISTIC: CauseSet = CauseSet::only(MarkCause::QueueEnqueue)
+    .with(MarkCause::QueueDequeue)
+    .with(MarkCause::Probabilistic);
+
 /// Why the engine dropped a packet (or had the glue drop it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DropReason {
@@ -103,9 +108,15 @@ impl BandStats {
     #[inline]
     pub(crate) fn count_marks(&mut self, causes: CauseSet) {
         self.marks = self.marks.wrapping_add(1);
-        // Five adds of 0 or 1: no branch per cause, whatever mix of causes fired.
-        for (n, cause) in self.marks_by_cause.iter_mut().zip(MarkCause::ALL) {
-            *n = n.wrapping_add(u64::from(causes.contains(cause)));
+        // Adds of 0 or 1, no branch per cause; the three causes ECN# (the sojourn rules) never
+        // fires are looked at only when one of them did, one test in all.
+        let [ins, pst, enq, deq, prob] = &mut self.marks_by_cause;
+        *ins = ins.wrapping_add(u64::from(causes.contains(MarkCause::Instantaneous)));
+        *pst = pst.wrapping_add(u64::from(causes.contains(MarkCause::Persistent)));
+        if causes.intersects(QUEUE_OR_PROBABILISTIC) {
+            *enq = enq.wrapping_add(u64::from(causes.contains(MarkCause::QueueEnqueue)));
+            *deq = deq.wrapping_add(u64::from(causes.contains(MarkCause::QueueDequeue)));
+            *prob = prob.wrapping_add(u64::from(causes.contains(MarkCause::Probabilistic)));
         }
     }
 

@@ -218,17 +218,37 @@ impl Scheduler {
     /// change when a packet is appended.
     #[inline]
     pub fn activate(&mut self, band: Band, head_len: u32) {
-        if self.is_active(band) {
+        // `is_active` and the choice of discipline in one match on the kind, not two.
+        if self.strict.is_active(band) {
             return;
         }
-        self.head_len[band.index()] = head_len;
-        if self.strict_set.contains(band) {
-            self.strict.activate(band);
-        } else {
-            match &mut self.sharing {
-                Sharing::None => self.strict.activate(band),
-                Sharing::Dwrr(d) => d.activate(band, head_len),
-                Sharing::Wfq(w) => w.activate(band, head_len),
+        let strict = self.strict_set.contains(band);
+        match &mut self.sharing {
+            Sharing::None => {
+                self.head_len[band.index()] = head_len;
+                self.strict.activate(band);
+            }
+            Sharing::Dwrr(d) => {
+                if d.is_active(band) {
+                    return;
+                }
+                self.head_len[band.index()] = head_len;
+                if strict {
+                    self.strict.activate(band);
+                } else {
+                    d.join(band, head_len);
+                }
+            }
+            Sharing::Wfq(w) => {
+                if w.is_active(band) {
+                    return;
+                }
+                self.head_len[band.index()] = head_len;
+                if strict {
+                    self.strict.activate(band);
+                } else {
+                    w.activate(band, head_len);
+                }
             }
         }
     }
