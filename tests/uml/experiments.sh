@@ -28,6 +28,9 @@ done
 [ -n "$out" ] || out=docs/results/uml/$plan
 . tests/uml/testbed/params.sh
 t_start=$(date +%s)
+# The commit the module and tools are built from, read before the runs (the tree may move on
+# while a sweep runs; the points keep the build they started with).
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- || echo ' (modified)')"
 
 tests/vm/deps.sh
 kdir=$(tests/vm/build-kernel.sh uml)
@@ -158,7 +161,7 @@ wall=$(($(date +%s) - t_start))
 cpu=$(awk -F'\t' '$5 == "wall_s" { s += $6 } END { print s + 0 }' "$out/jobs.tsv")
 {
 	echo "make experiments ($plan): $n points, $failed failed, ${wall} s wall on $jobs cores ($(nproc) on the host), ${cpu} s summed over the points (cached points count their first run)"
-	echo "model key $model_key, kernel $(basename "$kdir"), commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (modified)')"
+	echo "model key $model_key, kernel $(basename "$kdir"), commit $commit at the start"
 	echo "determinism: $determinism (point: $det)"
 	echo "host load at the end: $(uptime)"
 } >"$out/run.txt"
