@@ -8,6 +8,7 @@
 mod boot;
 mod figures;
 mod load;
+mod marks;
 mod paper;
 
 use boot::{Ratio, Rng, Stat};
@@ -90,6 +91,7 @@ pub fn run(dir: &Path) -> Result<(), String> {
     long_section(dir, &jobs, &mut rep, &mut rng)?;
     incast_section(dir, &jobs, &mut rep)?;
     sched_section(&jobs, &mut rep);
+    marks::section(&jobs, &mut rep.tables);
     let tables = format!(
         "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
          Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
