@@ -66,15 +66,19 @@ balanced_all() {
 	return 1
 }
 
-# settled_balanced DEV: once nothing moves, each ecnsharp qdisc's generic counters equal the sum
-# of its bands (the kernel reads them at another moment of the dump, so a moving queue is
-# retried). A failure counts in MISMATCHES.
+# settled_balanced DEV [churned]: once nothing moves, each ecnsharp qdisc's generic counters
+# equal the sum of its bands (the kernel reads them at another moment of the dump, so a moving
+# queue is retried). With "churned" (changes under traffic may have removed bands: a removed
+# band's record leaves the dump, while the packets it sent stay in the qdisc's generic count, so
+# the packets cannot add up) only qlen and backlog are summed. A failure counts in MISMATCHES.
 settled_balanced() {
+	_sum_packets=true
+	[ "${2:-}" = churned ] && _sum_packets=false
 	for _try in 1 2 3 4 5; do
 		qdump "$1" >/tmp/dump.json 2>&1 || break
-		jq -e '[.[] | select(.kind == "ecnsharp") |
-			([.bands[].packets] | add) == .packets and ([.bands[].qlen] | add) == .qlen and
-			([.bands[].backlog] | add) == .backlog and
+		jq -e --argjson sum_packets $_sum_packets '[.[] | select(.kind == "ecnsharp") |
+			(($sum_packets | not) or ([.bands[].packets] | add) == .packets) and
+			([.bands[].qlen] | add) == .qlen and ([.bands[].backlog] | add) == .backlog and
 			all(.bands[]; .enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)] | all' \
 			/tmp/dump.json >/dev/null && return 0
 		sleep 0.2
