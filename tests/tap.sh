@@ -39,3 +39,37 @@ tap_run() {
 	fi
 	[ "$bad" -eq 0 ] && [ "$TAP_FAIL" -eq 0 ]
 }
+
+# A selftest suite's log (tests/vm/selftests.sh, tests/uml/selftests.sh), where the plan must be
+# declared before the first case (KTAP), not counted afterwards.
+# suite_cases LOG: sets SUITE_PASS, SUITE_SKIP, SUITE_FAIL (its "ok"/"not ok" case lines; skips
+# count as neither pass nor fail) and SUITE_RAN.
+suite_cases() {
+	SUITE_PASS=$(grep -cE '^ok [0-9]+ ' "$1" | tr -d ' ')
+	SUITE_SKIP=$(grep -cE '^ok [0-9]+ .*# SKIP' "$1" | tr -d ' ')
+	SUITE_FAIL=$(grep -cE '^not ok [0-9]+ ' "$1" | tr -d ' ')
+	SUITE_RAN=$((SUITE_PASS + SUITE_FAIL))
+	SUITE_PASS=$((SUITE_PASS - SUITE_SKIP))
+}
+# suite_plan LOG LABEL: after suite_cases, prints "not ok - LABEL: ..." and returns 1 if the
+# plan is missing, printed after the first case, repeated, 1..0, or not the cases that ran.
+suite_plan() {
+	local plan plans early
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	plans=$(grep -cE '^1\.\.[0-9]+$' "$1" | tr -d ' ')
+	early=$(awk '/^(ok|not ok) [0-9]+ / { exit } /^1\.\.[0-9]+$/ { print "yes"; exit }' "$1")
+	if [ -z "$plan" ]; then
+		echo "not ok - $2: no plan (1..N)"
+	elif [ "$early" != yes ]; then
+		echo "not ok - $2: plan 1..$plan printed after the first case, not declared before"
+	elif [ "$plans" -ne 1 ]; then
+		echo "not ok - $2: $plans plans"
+	elif [ "$plan" -eq 0 ]; then
+		echo "not ok - $2: plan 1..0: a suite that runs nothing proves nothing"
+	elif [ "$plan" -ne "$SUITE_RAN" ]; then
+		echo "not ok - $2: plan 1..$plan but $SUITE_RAN cases ran"
+	else
+		return 0
+	fi
+	return 1
+}

@@ -15,6 +15,8 @@
 set -uo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 UML_DIR=$REPO_DIR/tests/uml
 
 suites=("$@")
@@ -55,15 +57,8 @@ for suite in "${suites[@]}"; do
 	log=$out/run/console.log
 	[ -f "$log" ] || : >"$log"
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" || true
-	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
-	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')
-	f=$(grep -cE '^not ok [0-9]+ ' "$log" | tr -d ' ')
-	ran=$((p + f))
-	p=$((p - s))
-	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
-	plans=$(grep -cE '^1\.\.[0-9]+$' "$log" | tr -d ' ')
-	# The plan must come before the first case: declared, not counted afterwards.
-	early=$(awk '/^(ok|not ok) [0-9]+ / { exit } /^1\.\.[0-9]+$/ { print "yes"; exit }' "$log")
+	suite_cases "$log"
+	p=$SUITE_PASS s=$SUITE_SKIP f=$SUITE_FAIL
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# The run itself failed (build, timeout, splat, no status): counted, with the reason.
 		f=1
@@ -71,22 +66,7 @@ for suite in "${suites[@]}"; do
 		tail -n 20 "$out/stderr" | sed 's/^/# /'
 		[ -f "$out/run/kernel.log" ] && tail -n 10 "$out/run/kernel.log" | sed 's/^/# kernel: /'
 	fi
-	if [ -z "$plan" ]; then
-		f=$((f + 1))
-		echo "not ok - $name (uml): no plan (1..N)"
-	elif [ "$early" != yes ]; then
-		f=$((f + 1))
-		echo "not ok - $name (uml): plan 1..$plan printed after the first case, not declared before"
-	elif [ "$plans" -ne 1 ]; then
-		f=$((f + 1))
-		echo "not ok - $name (uml): $plans plans"
-	elif [ "$plan" -eq 0 ]; then
-		f=$((f + 1))
-		echo "not ok - $name (uml): plan 1..0: a suite that runs nothing proves nothing"
-	elif [ "$plan" -ne "$ran" ]; then
-		f=$((f + 1))
-		echo "not ok - $name (uml): plan 1..$plan but $ran cases ran"
-	fi
+	suite_plan "$log" "$name (uml)" || f=$((f + 1))
 	echo "# $name (uml): $((p)) passed, $f failed, $s skipped in $(($(date +%s) - t0)) s"
 	pass=$((pass + p))
 	fail=$((fail + f))

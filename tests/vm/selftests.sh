@@ -12,6 +12,8 @@
 # kernel log showed, for tests/check.sh's reliability figures.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 flavour=default
 if [ "${1:-}" = --flavour ]; then flavour=$2; shift 2; fi
@@ -41,37 +43,15 @@ for suite in "${suites[@]}"; do
 	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "${extra_opts[@]}" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
 	grep -E '^(KTAP|ok |not ok |# |1\.\.)' "$log" | grep -v '^# \[' || true
-	p=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
-	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')
-	f=$(grep -cE '^not ok [0-9]+ ' "$log" | tr -d ' ')
-	ran=$((p + f))
-	p=$((p - s))
-	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
-	plans=$(grep -cE '^1\.\.[0-9]+$' "$log" | tr -d ' ')
-	# The plan must come before the first case: declared, not counted afterwards.
-	early=$(awk '/^(ok|not ok) [0-9]+ / { exit } /^1\.\.[0-9]+$/ { print "yes"; exit }' "$log")
+	suite_cases "$log"
+	p=$SUITE_PASS s=$SUITE_SKIP f=$SUITE_FAIL
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# The VM itself failed (timeout, splat, no status): count it, with the reason.
 		f=1
 		echo "not ok - $name ($flavour): VM run failed with status $rc"
 		grep -E "$splat_re|panic|lock|unreferenced" "$log" | head -n 20 | sed 's/^/# /'
 	fi
-	if [ -z "$plan" ]; then
-		f=$((f + 1))
-		echo "not ok - $name ($flavour): no plan (1..N)"
-	elif [ "$early" != yes ]; then
-		f=$((f + 1))
-		echo "not ok - $name ($flavour): plan 1..$plan printed after the first case, not declared before"
-	elif [ "$plans" -ne 1 ]; then
-		f=$((f + 1))
-		echo "not ok - $name ($flavour): $plans plans"
-	elif [ "$plan" -eq 0 ]; then
-		f=$((f + 1))
-		echo "not ok - $name ($flavour): plan 1..0: a suite that runs nothing proves nothing"
-	elif [ "$plan" -ne "$ran" ]; then
-		f=$((f + 1))
-		echo "not ok - $name ($flavour): plan 1..$plan but $ran cases ran"
-	fi
+	suite_plan "$log" "$name ($flavour)" || f=$((f + 1))
 	splats=$(grep -cE "$splat_re" "$log" | tr -d ' ')
 	leaks=$(grep -c 'unreferenced object' "$log" | tr -d ' ')
 	kmemleak=absent
