@@ -19,6 +19,8 @@
 #                        rate ratios, beside the host per-packet benchmark (docs/results/bench.md)
 #   make bench-ablation  where ecnsharp's per-packet cost goes: the module without its clock, DS
 #                        field read, engine, histogram or marker, against prio (~5 min)
+#   make bench-profile   where each packet's CPU time goes with the kernel running natively (UML),
+#                        sampled by the host's perf: clock reads, the module's functions (~5 min)
 #   make check           every test: host tests, then the VM selftests (what CI runs)
 #   make soak            the reliability suites on the debug kernel for SOAK_MINUTES (default 60)
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
@@ -85,7 +87,7 @@ BENCH_TOOLS_BUILD := $(TOOLS_ENV) $(CARGO) build --release --locked -p ecnsharp-
 MODULE_SOURCES := Kbuild $(wildcard kmod/module/*.c kmod/module/*.h kmod/module/*.rs \
 	kmod/module/*/*.rs kmod/src/*.rs kmod/src/*/*.rs)
 
-.PHONY: all help module tools completions deb check soak demo bench bench-ablation experiments \
+.PHONY: all help module tools completions deb check soak demo bench bench-ablation bench-profile experiments \
 	experiments-full experiments-qemu deps kernel kernel-debug kernel-uml \
 	bench-artifacts module-clippy clean install uninstall dkms-add dkms-remove ns3 ns3-full
 
@@ -244,6 +246,9 @@ bench:
 
 bench-ablation:
 	@tests/bench-ablation.sh
+
+bench-profile:
+	@tests/uml/bench/profile.sh $(PROFILE_ROUNDS) $(PROFILE_COUNT)
 
 deps:
 	@tests/vm/deps.sh

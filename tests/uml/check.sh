@@ -4,7 +4,8 @@
 # boots with the module; a short testbed point (six DCTCP flows through ECN# at 10 Gbit/s, 0.3 s)
 # run twice with one seed gives byte-identical outputs, and with another seed different ones (so
 # the comparison can fail); and that point's numbers meet bounds that hold exactly in virtual
-# time (the shaper's rate, its timer's lateness, the buffer's limit on sojourn).
+# time (the shaper's rate, its timer's lateness, the buffer's limit on sojourn); and the native
+# CPU bench (make bench's UML part) runs one short round of every case.
 # Usage: tests/uml/check.sh   (prints "ok"/"not ok" lines and "# ..." diagnostics)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,11 +26,11 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else notok "$name"; fi
 }
-echo "1..7"
+echo "1..8"
 if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
 	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
 	notok "UML kernel builds or is cached"
-	for t in boot identical differs rate timer sojourn; do notok "$t (no kernel)"; done
+	for t in boot identical differs rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
 	exit 1
 fi
 rm -f /tmp/uml-check-build.$$
@@ -82,5 +83,14 @@ sojourn() {
 	[ -n "$max" ] && [ "$max" -le "$bound" ] && [ "$(jq -r '.bands[0].marks' "$out/a/qdisc.json")" -gt 0 ]
 }
 check "no packet waited longer than the buffer holds, and ECN# marked" sojourn
+# Every case sends every packet through its qdisc (cpu-cost.sh fails otherwise), fq_codel is
+# bypassed at a one-packet queue and its matchall case is not (pktgen.sh).
+cpu_bench() {
+	run --native --no-build --out "$out/cpu" tests/uml/bench/cpu-cost.sh 1 20000 || return 1
+	grep -q '^pps_ratio_nobypass kernel=uml ecnsharp_1band/prio=[0-9.]* ' "$out/cpu/console.log" &&
+		grep -q '^cpu-cost:   fq_codel .*enqueued (new flows) in its last run 0 of' "$out/cpu/console.log" &&
+		grep -q '^cpu-cost:   fq_codel+matchall .*enqueued (new flows) in its last run 20000 of' "$out/cpu/console.log"
+}
+check "the native CPU bench runs every case; fq_codel is bypassed unless filtered" cpu_bench
 echo "# uml check: $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

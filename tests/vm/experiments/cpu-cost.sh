@@ -5,8 +5,11 @@
 # qdisc's enqueue and dequeue) sends COUNT 64-byte UDP packets to a dummy device, which frees
 # them; the one vCPU pktgen runs on does all the work, so packets per second is the inverse of
 # the cost per packet of pktgen + stack + qdisc + driver, the qdisc being the only difference.
-# Only qdiscs that queue are compared: pfifo and the other bypass-capable qdiscs hand a packet
-# straight to an idle driver without enqueue and dequeue; prio is the C reference that queues.
+# prio is the C reference that queues. fq_codel, like pfifo and codel, sets TCQ_F_CAN_BYPASS:
+# with the queue one packet deep here, every packet finds it empty and goes straight to the
+# driver, with no enqueue, dequeue or clock read, so the fq_codel case measures no qdisc work.
+# Attaching a filter clears the flag (net/sched/cls_api.c): the CASE+matchall cases (one matchall
+# filter to class 1:1) have every qdisc enqueue and dequeue every packet, each paying the filter.
 #
 # Every round runs every case once, in a rotated order (so no case always follows the same one);
 # ROUNDS rounds in one boot. Per case: median packets per second with the 25th-75th percentiles
@@ -17,6 +20,7 @@
 #
 # The last lines, which scripts read:
 #   pps_ratio ecnsharp_1band/prio=A ecnsharp_8band_dwrr/prio=B ecnsharp_1band/fq_codel=C
+#   pps_ratio_nobypass ecnsharp_1band/prio=D [p25-p75] ecnsharp_1band/fq_codel=E [p25-p75]
 #   band_cost dwrr ns_per_pkt_vs_1band 2=.. 4=.. 8=.. 16=.. wfq 2=.. ...
 # Run: tests/vm/run-in-vm tests/vm/experiments/cpu-cost.sh [ROUNDS [COUNT [CASES]]]
 # (CASES: a space-separated subset of the cases, e.g. "prio ecnsharp_1band", for ablations).
@@ -36,7 +40,7 @@ ip link set $DEV txqueuelen 1000 up || exit 1
 ip addr add 10.9.0.1/24 dev $DEV || exit 1
 
 # The cases: NAME and the tc arguments after "root handle 1:".
-CASES="prio fq_codel red ecnsharp_1band"
+CASES="prio fq_codel red ecnsharp_1band prio+matchall fq_codel+matchall ecnsharp_1band+matchall"
 for b in 2 4 8 16; do
 	CASES="$CASES ecnsharp_${b}band_dwrr ecnsharp_${b}band_wfq"
 done
@@ -47,7 +51,7 @@ for ko in /test/extra/*.ko; do
 	CASES="$CASES ecnsharp_1band@$v"
 done
 qdisc_args() {
-	case $1 in
+	case ${1%+matchall} in
 	prio) echo "prio" ;;
 	fq_codel) echo "fq_codel" ;;
 	# DCTCP-style RED: marks above a threshold (no queue forms here, so only its cost counts).
@@ -79,10 +83,14 @@ run() {
 	*@*) use_module "${1#*@}" || return 1 ;;
 	ecnsharp_*) use_module "" || return 1 ;;
 	esac
+	args=$(qdisc_args "$1")
 	# A new qdisc each run (replace would change one left by a failed run, counters and all).
 	tc qdisc del dev $DEV root 2>/dev/null
-	# shellcheck disable=SC2046
-	tc qdisc add dev $DEV root handle 1: $(qdisc_args "$1") || return 1
+	# shellcheck disable=SC2086
+	tc qdisc add dev $DEV root handle 1: $args || return 1
+	case $1 in
+	*+matchall) tc filter add dev $DEV parent 1: protocol all matchall classid 1:1 || return 1 ;;
+	esac
 	echo "rem_device_all" >$PG/kpktgend_0
 	echo "rem_device_all" >$PG/kpktgend_1 2>/dev/null
 	echo "add_device $DEV" >$PG/kpktgend_0 || return 1
@@ -198,5 +206,10 @@ if has ecnsharp_1band && has ecnsharp_8band_dwrr && has fq_codel; then
 	b=$(ratio ecnsharp_8band_dwrr prio | cut -d' ' -f1)
 	c=$(ratio ecnsharp_1band fq_codel | cut -d' ' -f1)
 	echo "pps_ratio ecnsharp_1band/prio=$a ecnsharp_8band_dwrr/prio=$b ecnsharp_1band/fq_codel=$c"
+	if has ecnsharp_1band+matchall && has prio+matchall && has fq_codel+matchall; then
+		d=$(ratio ecnsharp_1band+matchall prio+matchall)
+		e=$(ratio ecnsharp_1band+matchall fq_codel+matchall)
+		echo "pps_ratio_nobypass ecnsharp_1band/prio=${d%% *} [$(echo ${d#* } | tr ' ' -)] ecnsharp_1band/fq_codel=${e%% *} [$(echo ${e#* } | tr ' ' -)]"
+	fi
 fi
 ip link del $DEV
