@@ -13,7 +13,9 @@
 #   either kernel;
 # - tests/tap.sh (how make check reads pkg-check.sh and this script) counts a producer that
 #   crashes half way or falls short of its plan as failed;
-# - Kbuild refuses a kernel older than the oldest supported (6.12.29).
+# - Kbuild refuses a kernel older than the oldest supported (6.12.29);
+# - make bench-profile's analysis (tests/uml/bench/profile.py) gives each part of a synthetic
+#   profile its known nanoseconds per packet.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$REPO_DIR/tests/tap.sh"
@@ -30,7 +32,7 @@ skip() {
 	echo "ok $n bench: $1 # SKIP $2"
 }
 echo "KTAP version 1"
-echo "1..20"
+echo "1..21"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 debug=1
@@ -189,5 +191,40 @@ else
 	sed 's/^/# /' "$tmp/ver.log" | tail -n 10
 fi
 
+# profile.py on a synthetic profile: an object with two functions stands for the module, loaded
+# at 0x1000000; at 1000 Hz and 1,000,000 packets between the two boots a sample is 1 ns per
+# packet, so each part's difference in samples is its expected ns per packet.
+mkdir -p "$tmp/prof/1/c"
+printf 'int fa(int x) { return x * 3 + 1; }\nint fb(int x) { return x - 7; }\n' >"$tmp/prof/f.c"
+if cc -O0 -c -o "$tmp/prof/f.o" "$tmp/prof/f.c"; then
+	fb=$(readelf -sW "$tmp/prof/f.o" | awk '$8 == "fb" { print $2 }')
+	# samples DIR FA FB CLOCK PKTGEN HOST UML: that many lines of each.
+	samples() {
+		mkdir -p "$1"
+		echo ".text 0x1000000" >"$1/sections"
+		{
+			for _ in $(seq 1 "$2"); do echo " 1000001 [unknown] (/x/#1 (deleted))"; done
+			for _ in $(seq 1 "$3"); do printf ' %x [unknown] (/x/#1 (deleted))\n' $((0x1000001 + 0x$fb)); done
+			for _ in $(seq 1 "$4"); do echo " 7fff0000 __vdso_clock_gettime ([vdso])"; done
+			for _ in $(seq 1 "$5"); do echo " 60001000 pktgen_thread_worker (/k/linux)"; done
+			for _ in $(seq 1 "$6"); do echo " ffffffff81000000 finish_task_switch.isra.0 ([kernel.kallsyms])"; done
+			for _ in $(seq 1 "$7"); do echo " 60002000 dev_queue_xmit (/k/linux)"; done
+		} | gzip >"$1/samples.gz"
+	}
+	samples "$tmp/prof/1/c/500000" 100 0 100 40 30 60
+	samples "$tmp/prof/1/c/1500000" 300 100 200 90 110 180
+	python3 "$REPO_DIR/tests/uml/bench/profile.py" --freq 1000 --module "$tmp/prof/f.o" \
+		--low 500000 --count 1500000 "$tmp/prof" >"$tmp/prof.out" 2>&1
+	if grep -q '^profile: c .* total=650.0 clock=100.0 module=300.0 pktgen=50.0 uml=120.0 host=80.0 other=0.0$' "$tmp/prof.out" &&
+		grep -q '200.0 ns  fa$' "$tmp/prof.out" && grep -q '100.0 ns  fb$' "$tmp/prof.out"; then
+		result ok "bench-profile's analysis splits a synthetic profile as made"
+	else
+		result fail "bench-profile's analysis splits a synthetic profile as made"
+		sed 's/^/# /' "$tmp/prof.out"
+	fi
+else
+	result fail "bench-profile's analysis splits a synthetic profile as made (no C compiler)"
+fi
+
 echo "# bench: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$n" -eq 20 ]
+[ "$fail" -eq 0 ] && [ "$n" -eq 21 ]
