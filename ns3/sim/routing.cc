@@ -37,6 +37,70 @@ void
 HashRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
     m_ipv4 = ipv4;
+    Forget();
+}
+
+void
+HashRouting::DoDispose()
+{
+    Forget(); /* the devices it holds */
+    m_ipv4 = nullptr;
+    Ipv4RoutingProtocol::DoDispose();
+}
+
+void
+HashRouting::Forget()
+{
+    m_ifaceOfDevice.clear();
+    m_isLocal.clear();
+    m_out.clear();
+}
+
+uint32_t
+HashRouting::InterfaceOf(Ptr<const NetDevice> idev)
+{
+    uint32_t dev = idev->GetIfIndex();
+    if (dev < m_ifaceOfDevice.size() && m_ifaceOfDevice[dev] >= 0)
+    {
+        return static_cast<uint32_t>(m_ifaceOfDevice[dev]);
+    }
+    int32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+    if (iif >= 0) /* a device without an interface may get one: not remembered */
+    {
+        if (dev >= m_ifaceOfDevice.size())
+        {
+            m_ifaceOfDevice.resize(dev + 1, -1);
+        }
+        m_ifaceOfDevice[dev] = iif;
+    }
+    return static_cast<uint32_t>(iif);
+}
+
+bool
+HashRouting::IsLocal(Ipv4Address dst, uint32_t iif)
+{
+    uint64_t key = (uint64_t(dst.Get()) << 32) | iif;
+    auto it = m_isLocal.find(key);
+    if (it == m_isLocal.end())
+    {
+        it = m_isLocal.emplace(key, m_ipv4->IsDestinationAddress(dst, iif)).first;
+    }
+    return it->second;
+}
+
+const HashRouting::Out&
+HashRouting::OutOf(uint32_t iface)
+{
+    if (iface >= m_out.size())
+    {
+        m_out.resize(iface + 1);
+    }
+    if (!m_out[iface].first)
+    {
+        m_out[iface] = {true,
+                        {m_ipv4->GetAddress(iface, 0).GetLocal(), m_ipv4->GetNetDevice(iface)}};
+    }
+    return m_out[iface].second;
 }
 
 void
@@ -62,7 +126,7 @@ Mix(uint64_t z)
 }
 
 Ptr<Ipv4Route>
-HashRouting::Lookup(const Ipv4Header& header, Ptr<const Packet> p) const
+HashRouting::Lookup(const Ipv4Header& header, Ptr<const Packet> p)
 {
     Ipv4Address dst = header.GetDestination();
     for (const auto& e : m_table)
@@ -84,12 +148,12 @@ HashRouting::Lookup(const Ipv4Header& header, Ptr<const Packet> p) const
                             (uint64_t(ports[1]) << 16) | (uint64_t(ports[2]) << 8) | ports[3];
             pick = Mix(Mix(key ^ m_salt) ^ rest) % e.hops.size();
         }
-        uint32_t iface = e.hops[pick].first;
+        const Out& out = OutOf(e.hops[pick].first);
         Ptr<Ipv4Route> route = Create<Ipv4Route>();
         route->SetDestination(dst);
         route->SetGateway(e.hops[pick].second);
-        route->SetSource(m_ipv4->GetAddress(iface, 0).GetLocal());
-        route->SetOutputDevice(m_ipv4->GetNetDevice(iface));
+        route->SetSource(out.source);
+        route->SetOutputDevice(out.device);
         return route;
     }
     return nullptr;
@@ -109,8 +173,8 @@ HashRouting::RouteInput(Ptr<const Packet> p, const Ipv4Header& header, Ptr<const
                         UnicastForwardCallback ucb, MulticastForwardCallback mcb,
                         LocalDeliverCallback lcb, ErrorCallback ecb)
 {
-    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-    if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+    uint32_t iif = InterfaceOf(idev);
+    if (IsLocal(header.GetDestination(), iif))
     {
         lcb(p, header, iif);
         return true;

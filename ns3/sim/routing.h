@@ -13,6 +13,7 @@
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -31,10 +32,10 @@ class HashRouting : public Ipv4RoutingProtocol
     bool RouteInput(Ptr<const Packet> p, const Ipv4Header& header, Ptr<const NetDevice> idev,
                     UnicastForwardCallback ucb, MulticastForwardCallback mcb,
                     LocalDeliverCallback lcb, ErrorCallback ecb) override;
-    void NotifyInterfaceUp(uint32_t) override {}
-    void NotifyInterfaceDown(uint32_t) override {}
-    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override {}
-    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override {}
+    void NotifyInterfaceUp(uint32_t) override { Forget(); }
+    void NotifyInterfaceDown(uint32_t) override { Forget(); }
+    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override { Forget(); }
+    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override { Forget(); }
     void SetIpv4(Ptr<Ipv4> ipv4) override;
     void PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit unit) const override;
 
@@ -45,11 +46,30 @@ class HashRouting : public Ipv4RoutingProtocol
         Ipv4Mask mask;
         std::vector<std::pair<uint32_t, Ipv4Address>> hops;
     };
-    Ptr<Ipv4Route> Lookup(const Ipv4Header& header, Ptr<const Packet> p) const;
+    /* What a route out of one interface carries besides its destination and gateway. */
+    struct Out
+    {
+        Ipv4Address source;
+        Ptr<NetDevice> device;
+    };
+
+    void DoDispose() override;
+    Ptr<Ipv4Route> Lookup(const Ipv4Header& header, Ptr<const Packet> p);
+    /* Ipv4::GetInterfaceForDevice, IsDestinationAddress and the interface's source address and
+     * device, remembered: each walks every interface of the node (a switch has up to 24) for
+     * every packet, and all of them change only with the interfaces and addresses, whose every
+     * change reaches Forget() through the Notify* calls. */
+    uint32_t InterfaceOf(Ptr<const NetDevice> idev);
+    bool IsLocal(Ipv4Address dst, uint32_t iif);
+    const Out& OutOf(uint32_t iface);
+    void Forget();
 
     Ptr<Ipv4> m_ipv4;
     std::vector<Entry> m_table;
     uint64_t m_salt = 0;
+    std::vector<int32_t> m_ifaceOfDevice;         /* by the device's index on the node; -1 */
+    std::unordered_map<uint64_t, bool> m_isLocal; /* (dst << 32 | iif) -> for this node */
+    std::vector<std::pair<bool, Out>> m_out;      /* by interface: (known, Out) */
 };
 
 class HashRoutingHelper : public Ipv4RoutingHelper
