@@ -70,6 +70,7 @@ HostDelayQueueDisc::CheckConfig()
                 "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 0xffffffffu))));
         }
     }
+    m_queued.assign(GetNInternalQueues(), 0);
     return true;
 }
 
@@ -83,7 +84,10 @@ HostDelayQueueDisc::DoDispose()
 bool
 HostDelayQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
-    return GetInternalQueue(ClassOf(item))->Enqueue(item);
+    uint32_t cls = ClassOf(item);
+    bool queued = GetInternalQueue(cls)->Enqueue(item);
+    m_queued[cls] += queued;
+    return queued;
 }
 
 void
@@ -98,8 +102,12 @@ HostDelayQueueDisc::DoDequeue()
     Time now = Simulator::Now();
     Time earliest = Time::Max();
     int best = -1;
-    for (size_t i = 0; i < GetNInternalQueues(); i++)
+    for (size_t i = 0; i < m_queued.size(); i++)
     {
+        if (m_queued[i] == 0)
+        {
+            continue;
+        }
         Ptr<const QueueDiscItem> head = GetInternalQueue(i)->Peek();
         if (head && head->GetTimeStamp() + Delays()[i] < earliest)
         {
@@ -121,6 +129,7 @@ HostDelayQueueDisc::DoDequeue()
         return nullptr;
     }
     Ptr<QueueDiscItem> item = GetInternalQueue(best)->Dequeue();
+    m_queued[best]--;
     if (m_markAbove.IsStrictlyPositive() && now - earliest > m_markAbove)
     {
         Mark(item, "host");

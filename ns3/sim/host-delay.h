@@ -48,6 +48,9 @@ class HostDelayQueueDisc : public QueueDisc
     EventId m_wake;
     Time m_markAbove; /* 0: never mark */
     std::unordered_map<uint16_t, uint8_t> m_classOfPort;
+    /* Packets in each class's FIFO, so that DoDequeue, which runs at least twice for every
+     * packet, peeks only at FIFOs that hold some (a Peek costs more than the whole choice). */
+    std::vector<uint32_t> m_queued;
 };
 
 } // namespace ns3
