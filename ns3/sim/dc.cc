@@ -27,11 +27,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <unistd.h>
 
 using namespace ns3;
 using namespace ns3::dc;
@@ -67,6 +69,24 @@ Mean(const std::vector<double>& v)
 }
 
 std::vector<std::pair<double, double>> g_samples; /* (time us, packets) */
+
+/* glibc's per-thread cache keeps 7 freed blocks of each size (up to 1 KiB); ns-3 allocates and
+ * frees packets, buffers, headers, TCP options and events by the thousand, so most calls fell
+ * through to the arenas (malloc_consolidate and friends, over 10% of a run). A cache of 2000
+ * blocks per size, up to 4 KiB, takes about 8% off a run's CPU time; where blocks come from
+ * changes nothing the simulation computes. Tunables are read only as a program starts, hence
+ * one exec of ourselves; a GLIBC_TUNABLES already set (even empty) is left as it is. */
+void
+TuneMalloc(char* argv[])
+{
+    if (std::getenv("GLIBC_TUNABLES") != nullptr)
+    {
+        return;
+    }
+    setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=2000:glibc.malloc.tcache_max=4096", 1);
+    execv("/proc/self/exe", argv);
+    unsetenv("GLIBC_TUNABLES"); /* no exec: run as we are */
+}
 
 void
 SampleQueue(Ptr<QueueDisc> q, Time every, Time until)
@@ -160,6 +180,7 @@ LeafSpineArrivals(const Cdf& cdf, uint32_t leaves, uint32_t hostsPerLeaf, uint32
 int
 main(int argc, char* argv[])
 {
+    TuneMalloc(argv);
     std::string scenario = "leafspine";
     std::string scheme = "ecnsharp";
     std::string cdfPath = "ns3/workloads/web-search.cdf";
