@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make check's virtual-time steps, as TAP lines: the UML bench kernel builds (or is cached) and
 # boots with the module; a short testbed point (six DCTCP flows through ECN# at 10 Gbit/s, 0.3 s)
-# run twice with one seed gives byte-identical outputs, and with another seed different ones (so
+# run twice with one seed gives byte-identical outputs, so does a run from another clone of the
+# repository, and a run with another seed gives different ones (so
 # the comparison can fail); and that point's numbers meet bounds that hold exactly in virtual
 # time (the shaper's rate, its timer's lateness, the buffer's limit on sojourn); and the native
 # CPU bench (make bench's UML part) runs one short round of every case.
@@ -26,11 +27,11 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else notok "$name"; fi
 }
-echo "1..8"
+echo "1..9"
 if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
 	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
 	notok "UML kernel builds or is cached"
-	for t in boot identical differs rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
+	for t in boot identical clone differs rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
 	exit 1
 fi
 rm -f /tmp/uml-check-build.$$
@@ -51,6 +52,25 @@ same() {
 	done
 }
 check "determinism: the same seed gives identical counters, goodputs and queue samples" same
+# From another clone (its own run directory, as a user's clone elsewhere would have), with the
+# same module and tools: the same outputs again.
+clone() {
+	local other owork rc
+	other="$out/other-clone"
+	git clone -q --shared "$REPO_DIR" "$other" || return 1
+	owork="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$other" | sha256sum | cut -c1-8)"
+	mkdir -p "$owork"
+	cp -a "$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/sch_ecnsharp.ko" \
+		"$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/tools" "$owork/"
+	(cd "$other" && tests/uml/run-in-uml --no-build --seed 7 --out "$out/d" "${point[@]}") >"$out/log" 2>&1
+	rc=$?
+	rm -rf "$owork"
+	[ "$rc" -eq 0 ] || { tail -n 20 "$out/log" | sed 's/^/# /'; return 1; }
+	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
+		cmp -s "$out/a/$f" "$out/d/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
+	done
+}
+check "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
 other() {
 	run --no-build --seed 8 --out "$out/c" "${point[@]}" || return 1
 	! cmp -s "$out/a/queue.txt" "$out/c/queue.txt"

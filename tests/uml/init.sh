@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # PID 1 of the virtual-time bench (run-in-uml copies it into the run directory): mount what the
 # host's / (read-only) lacks, load the module, run the script with its arguments, power off.
-# Everything the run needs is in the directory this file is in. The script's output and its
+# Everything the run needs is in the directory this file is in (reached through a link whose
+# path depends only on the run, see run-in-uml). The script's output and its
 # exit status go to console.log in the results directory: a hostfs write is a plain host write,
 # where the UML console would interrupt the guest whenever the host's pipe was full, at a moment
 # that depends on the host (and the run would no longer be deterministic).
@@ -15,6 +16,8 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 set -a
 . "$run/env"
 set +a
+# Started through run-in-uml's link (under the host's /tmp): from here on, the run directory.
+run=$ECNSHARP_RUN
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mkdir -p /run/out /run/home /run/nstat
