@@ -52,22 +52,28 @@ same() {
 	done
 }
 check "determinism: the same seed gives identical counters, goodputs and queue samples" same
-# From another clone (its own run directory, as a user's clone elsewhere would have), with the
-# same module and tools: the same outputs again.
-clone() {
-	local other owork rc
-	other="$out/other-clone"
-	git clone -q --shared "$REPO_DIR" "$other" || return 1
-	owork="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$other" | sha256sum | cut -c1-8)"
+# From two other clones at two other paths (each with its own run directory, as users' clones
+# elsewhere would have), with the same module and tools: the same outputs. Both at the same depth
+# (a clone under /tmp is mounted again over the guest's tmpfs /tmp, and each directory made there
+# draws a random number, so a run's path may not change its depth under /tmp; docs/uml-bench.md).
+clone_run() { # DIR OUT
+	local owork rc
+	rm -rf "$1"
+	git clone -q --shared "$REPO_DIR" "$1" || return 1
+	owork="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$1" | sha256sum | cut -c1-8)"
 	mkdir -p "$owork"
 	cp -a "$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/sch_ecnsharp.ko" \
 		"$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/tools" "$owork/"
-	(cd "$other" && tests/uml/run-in-uml --no-build --seed 7 --out "$out/d" "${point[@]}") >"$out/log" 2>&1
+	(cd "$1" && tests/uml/run-in-uml --no-build --seed 7 --out "$2" "${point[@]}") >"$out/log" 2>&1
 	rc=$?
-	rm -rf "$owork"
+	rm -rf "$owork" "$1"
 	[ "$rc" -eq 0 ] || { tail -n 20 "$out/log" | sed 's/^/# /'; return 1; }
+}
+clone() {
+	clone_run "$ECNSHARP_CACHE/run/clone-check-a.$$" "$out/d" || return 1
+	clone_run "$ECNSHARP_CACHE/run/clone-check-bb.$$" "$out/e" || return 1
 	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
-		cmp -s "$out/a/$f" "$out/d/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
+		cmp -s "$out/d/$f" "$out/e/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
 	done
 }
 check "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
