@@ -53,9 +53,8 @@ same() {
 }
 check "determinism: the same seed gives identical counters, goodputs and queue samples" same
 # From two other clones at two other paths (each with its own run directory, as users' clones
-# elsewhere would have), with the same module and tools: the same outputs. Both at the same depth
-# (a clone under /tmp is mounted again over the guest's tmpfs /tmp, and each directory made there
-# draws a random number, so a run's path may not change its depth under /tmp; docs/uml-bench.md).
+# elsewhere would have), one of them under /tmp (which the guest covers with its own tmpfs), with
+# the same module and tools: the same outputs.
 clone_run() { # DIR OUT
 	local owork rc
 	rm -rf "$1"
@@ -71,7 +70,7 @@ clone_run() { # DIR OUT
 }
 clone() {
 	clone_run "$ECNSHARP_CACHE/run/clone-check-a.$$" "$out/d" || return 1
-	clone_run "$ECNSHARP_CACHE/run/clone-check-bb.$$" "$out/e" || return 1
+	clone_run "$(mktemp -d)/clone-check-tmp" "$out/e" || return 1
 	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
 		cmp -s "$out/d/$f" "$out/e/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
 	done

@@ -16,18 +16,18 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 set -a
 . "$run/env"
 set +a
-# Started through run-in-uml's link (under the host's /tmp): from here on, the run directory.
-run=$ECNSHARP_RUN
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
-mkdir -p /run/out /run/home /run/nstat
-# A clone (or a cache) under the host's /tmp is hidden by the guest's own /tmp: mount it again
-# at its path, read-only, from the host.
-for d in "$ECNSHARP_REPO" "$ECNSHARP_TOOLS" "$run"; do
-	case $d in
-	/tmp/*) mkdir -p "$d" && mount -r -t hostfs none "$d" -o "$d" ;;
-	esac
-done
+mkdir -p /run/out /run/home /run/nstat /run/repo /run/tools /run/boot
+# The clone, the tools and the run directory, read-only from the host at fixed places: the same
+# paths in every run, wherever the clone and the cache are (a clone under the host's /tmp would
+# be hidden by the guest's tmpfs, and making its path again there drew random numbers).
+mount -r -t hostfs none /run/repo -o "$ECNSHARP_REPO"
+mount -r -t hostfs none /run/tools -o "$ECNSHARP_TOOLS"
+mount -r -t hostfs none /run/boot -o "$ECNSHARP_RUN"
+ECNSHARP_REPO=/run/repo ECNSHARP_TOOLS=/run/tools ECNSHARP_RUN=/run/boot run=/run/boot
+[ -z "${ECNSHARP_MODULE:-}" ] || ECNSHARP_MODULE=/run/boot/sch_ecnsharp.ko
+export ECNSHARP_REPO ECNSHARP_TOOLS ECNSHARP_RUN ECNSHARP_MODULE
 # Results go to the host through a writable hostfs mount; everything else writable is tmpfs.
 mount -t hostfs none /run/out -o "$ECNSHARP_OUT"
 export ECNSHARP_OUT=/run/out
