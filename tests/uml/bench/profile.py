@@ -101,8 +101,7 @@ def main():
     a = ap.parse_args()
     ns_per_sample = 1e9 / a.freq
     packets = a.count - a.low
-    # per[case][part] = [ns per packet, one per round]
-    per = collections.defaultdict(lambda: collections.defaultdict(list))
+    per = collections.defaultdict(set)  # the parts seen per case
     rows = []
     rounds = sorted(d for d in os.listdir(a.out) if d.isdigit())
     for r in rounds:
@@ -114,11 +113,7 @@ def main():
                 d = high[part] - low[part]
                 ns = d * ns_per_sample / packets
                 rows.append((r, case, part, d, ns))
-                per[case][part].append(ns)
-            for part in per[case]:
-                # a part seen in no sample of this round counts as 0 for it
-                while len(per[case][part]) < rounds.index(r) + 1:
-                    per[case][part].append(0.0)
+                per[case].add(part)
     with open(os.path.join(a.out, "profile.tsv"), "w") as f:
         f.write("round\tcase\tpart\tsamples\tns_per_packet\n")
         for row in sorted(rows):
