@@ -59,10 +59,9 @@ clone_run() { # DIR OUT
 	local owork rc
 	rm -rf "$1"
 	git clone -q --shared "$REPO_DIR" "$1" || return 1
-	owork="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$1" | sha256sum | cut -c1-8)"
+	owork=$(uml_work "$1")
 	mkdir -p "$owork"
-	cp -a "$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/sch_ecnsharp.ko" \
-		"$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)/tools" "$owork/"
+	cp -a "$(uml_work "$REPO_DIR")/sch_ecnsharp.ko" "$(uml_work "$REPO_DIR")/tools" "$owork/"
 	(cd "$1" && tests/uml/run-in-uml --no-build --seed 7 --out "$2" "${point[@]}") >"$out/log" 2>&1
 	rc=$?
 	rm -rf "$owork" "$1"

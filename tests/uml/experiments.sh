@@ -38,7 +38,7 @@ kdir=$(tests/vm/build-kernel.sh uml)
 # reuse with --no-build).
 tests/uml/run-in-uml --out "$(mktemp -d)" tests/uml/testbed/noop.sh >/dev/null ||
 	die "the UML bench does not boot (see above)"
-work="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)"
+work=$(uml_work "$REPO_DIR")
 # What a point's result depends on: the testbed's scripts and parameters (comments left out: a
 # comment cannot change a result), the workloads, the module, the tools and the kernel.
 model_key=$({

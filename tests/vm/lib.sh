@@ -25,6 +25,12 @@ die() {
 }
 
 # need CMD... : fail clearly when a tool the next step relies on is missing.
+# uml_work CLONE: where run-in-uml builds and boots for the clone at CLONE (one per clone, so
+# clones and worktrees never share a module build).
+uml_work() {
+	echo "$ECNSHARP_CACHE/run/uml-$(printf '%s' "$1" | sha256sum | cut -c1-8)"
+}
+
 need() {
 	local c
 	for c in "$@"; do

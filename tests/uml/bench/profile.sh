@@ -31,7 +31,7 @@ mkdir -p "$out"
 # One build (the module and tools for UML), then every boot uses it.
 tests/uml/run-in-uml --out "$out/build" tests/uml/testbed/noop.sh >/dev/null ||
 	die "the UML bench does not boot"
-work="$ECNSHARP_CACHE/run/uml-$(printf '%s' "$REPO_DIR" | sha256sum | cut -c1-8)"
+work=$(uml_work "$REPO_DIR")
 echo "profile: $ROUNDS rounds, $LOW and $COUNT packets per case, perf cpu-clock at $FREQ Hz; host load: $(uptime)"
 n=$(echo $CASES | wc -w)
 for r in $(seq 1 "$ROUNDS"); do
