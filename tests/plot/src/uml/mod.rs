@@ -33,6 +33,8 @@ struct Report {
     lines: Vec<String>,
     tables: String,
     json: Vec<String>,
+    /// The paper's claims judged by paper::Claim::verdict, as table rows.
+    claims: String,
 }
 
 impl Report {
@@ -44,6 +46,9 @@ impl Report {
             return "-".into();
         };
         let claim = paper::lookup(key);
+        if let Some(c) = claim {
+            self.judge(c, &r);
+        }
         let _ = writeln!(
             self.tables,
             "| {key} | {r} | {n} | {} |",
@@ -61,9 +66,41 @@ impl Report {
             r.value,
             num(r.lo),
             num(r.hi),
-            claim.map_or(String::new(), |c| format!(",\"paper\":{:.4}", c.value))
+            claim.map_or(String::new(), |c| format!(
+                ",\"paper\":{:.4},\"verdict\":\"{}\"",
+                c.value,
+                c.verdict(&r)
+            ))
         ));
         r.to_string()
+    }
+
+    /// One of the paper's claims against ours, by the rule written before the runs.
+    fn judge(&mut self, c: &paper::Claim, ours: &Ratio) {
+        let ours_s = if ours.lo.is_nan() {
+            format!("{:.3} (no interval)", ours.value)
+        } else {
+            ours.to_string()
+        };
+        let _ = writeln!(
+            self.claims,
+            "| {} | {:.3} | {ours_s} | {} |",
+            c.source,
+            c.value,
+            c.verdict(ours)
+        );
+    }
+
+    /// A number without an interval (a count or a share over the seeds), judged as a ratio.
+    fn judge_point(&mut self, key: &str, value: f64) {
+        if let Some(c) = paper::lookup(key) {
+            let r = Ratio {
+                value,
+                lo: f64::NAN,
+                hi: f64::NAN,
+            };
+            self.judge(c, &r);
+        }
     }
 
     fn table_head(&mut self, title: &str) {
@@ -96,8 +133,14 @@ pub fn run(dir: &Path) -> Result<(), String> {
         "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
          Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
          95% intervals over seeds and flows. The paper's column quotes its text (testbed unless \
-         it says simulation).\n\n```\n{}\n```\n{}",
+         it says simulation).\n\n```\n{}\n```\n\n## The paper's claims, judged by one rule\n\n\
+         Each claim the paper states as a number, against ours at the same point, judged by \
+         `Claim::verdict` (tests/plot/src/uml/paper.rs), one rule for every claim and every run: \
+         where our 95% interval lies against 1 and against the paper's value. A claim at a \
+         point this run does not have is not listed.\n\n\
+         | the paper | its value | ours [95% interval] | verdict |\n| --- | --- | --- | --- |\n{}{}",
         rep.lines.join("\n"),
+        rep.claims,
         rep.tables
     );
     std::fs::write(dir.join("tables.md"), tables).map_err(|e| e.to_string())?;
@@ -549,6 +592,7 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
                 claim.map_or(String::new(), |c| format!("{:.2} ({})", c.value, c.source))
             );
             let _ = write!(line, " ecnsharp/codel={:.2}", e / c);
+            rep.judge_point("incast max_fanout_no_timeout ecnsharp/codel", e / c);
         }
     }
     rep.lines.push(line);
@@ -592,7 +636,11 @@ fn sched_section(jobs: &Jobs, rep: &mut Report) {
             })
             .collect();
         let _ = write!(line, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
-        let claim = paper::lookup("sched band shares ecnsharp");
+        let claim = paper::lookup("sched band0/band1 ecnsharp");
+        if s == "ecnsharp" && b[1] > 0.0 && b[2] > 0.0 {
+            rep.judge_point("sched band0/band1 ecnsharp", b[0] / b[1]);
+            rep.judge_point("sched band0/band2 ecnsharp", b[0] / b[2]);
+        }
         let _ = writeln!(
             rep.tables,
             "| band Gbit/s {s} | {:.2} / {:.2} / {:.2} | | {} |",
