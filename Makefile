@@ -147,7 +147,9 @@ bench-artifacts:
 	@rm -rf "$(BENCH_OUT)/stage"
 	@$(MAKE) -s install DESTDIR="$(BENCH_OUT)/stage" MODULE="$(BENCH_OUT)/sch_ecnsharp.ko" \
 		KVER="$$(cat "$(KDIR)/include/config/kernel.release")" PREFIX=/usr/local >/dev/null
-	@tar -C "$(BENCH_OUT)/stage" -cf "$(BENCH_OUT)/tools/ecnsharp-stage.tar" .
+	@# Reproducible: the same files give the same bytes (experiments key their runs by them).
+	@tar -C "$(BENCH_OUT)/stage" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+		-cf "$(BENCH_OUT)/tools/ecnsharp-stage.tar" .
 
 # The module through clippy with the kernel's own lint set and minimum rustc (CLIPPY=1), in a
 # copy of the sources of its own (it rebuilds everything); any warning fails.
