@@ -596,6 +596,7 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
         }
     }
     rep.lines.push(line);
+    timeouts_table(&timeouts, &mut rep.tables);
     figures::lines(
         &dir.join("incast-timeouts.svg"),
         "incast: TCP timeouts during the queries (sum over seeds)",
@@ -610,6 +611,37 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
         "QCT (ms)",
         &qct,
     )
+}
+
+/// The timeouts behind max_fanout_no_timeout, by fanout and scheme (summed over the seeds), so
+/// that a reader sees how many timeouts moved it: one is enough.
+fn timeouts_table(timeouts: &[Series], out: &mut String) {
+    let mut fanouts: Vec<f64> = timeouts
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    fanouts.sort_by(f64::total_cmp);
+    fanouts.dedup();
+    let _ = write!(
+        out,
+        "\n## incast: TCP timeouts during the queries, by fanout (summed over the seeds)\n\n| scheme |"
+    );
+    for n in &fanouts {
+        let _ = write!(out, " N={n} |");
+    }
+    let _ = write!(out, "\n| --- |{}\n", " ---: |".repeat(fanouts.len()));
+    for s in timeouts {
+        let _ = write!(out, "| {} |", s.name);
+        for n in &fanouts {
+            match s.points.iter().find(|p| p.0 == *n) {
+                Some(p) => {
+                    let _ = write!(out, " {} |", p.1);
+                }
+                None => out.push_str(" - |"),
+            }
+        }
+        out.push('\n');
+    }
 }
 
 fn sched_section(jobs: &Jobs, rep: &mut Report) {
@@ -651,4 +683,28 @@ fn sched_section(jobs: &Jobs, rep: &mut Report) {
         );
     }
     rep.lines.push(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeouts_table_has_a_column_per_fanout_and_marks_the_missing() {
+        let s = |name: &str, pts: &[(f64, f64)]| Series {
+            name: name.into(),
+            points: pts.iter().map(|&(n, t)| (n, t, t, t)).collect(),
+        };
+        let mut out = String::new();
+        timeouts_table(
+            &[
+                s("ecnsharp", &[(16.0, 0.0), (96.0, 1.0)]),
+                s("codel", &[(96.0, 7.0)]),
+            ],
+            &mut out,
+        );
+        assert!(out.contains("| scheme | N=16 | N=96 |\n| --- | ---: | ---: |\n"));
+        assert!(out.contains("| ecnsharp | 0 | 1 |\n"));
+        assert!(out.contains("| codel | - | 7 |\n"));
+    }
 }
