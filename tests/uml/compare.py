@@ -9,8 +9,10 @@ summary.json). Two runs of the same plan with other random draws (another seed s
 clone-path dependence found in issue 21) are independent samples of one experiment: each ratio's
 95% intervals should overlap nearly always (two 95% intervals of one quantity are disjoint far
 less than 5% of the time). Prints one line
-  compare: ratios=N overlap=M disjoint=K identical=I
-and, for every disjoint pair, its key and both intervals; --md writes every pair as a table.
+  compare: ratios=N overlap=M disjoint=K identical=I (of C in both; W without an interval)
+("identical": the same ratio and interval to the 4 decimals summary.json keeps), then every
+disjoint pair with both intervals, and the ratios only one run has (the plans may differ); --md writes every pair as a
+table. Exits 0 whatever it finds: it reports, the reader judges.
 """
 import argparse
 import json
@@ -23,18 +25,29 @@ def load(d):
         return {e["key"]: e for e in json.load(f)}
 
 
+def num(x):
+    """A finite number, or None (summary.json writes null for what is not one)."""
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def interval(e):
+    lo, hi = num(e.get("lo")), num(e.get("hi"))
+    return None if lo is None or hi is None else (lo, hi)
+
+
 def fmt(e):
-    lo, hi = e.get("lo"), e.get("hi")
-    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
-        return f"{e['ratio']:.3f} [-,-]"
-    return f"{e['ratio']:.3f} [{lo:.3f},{hi:.3f}]"
+    r = num(e.get("ratio"))
+    r = "-" if r is None else f"{r:.3f}"
+    i = interval(e)
+    return f"{r} [-,-]" if i is None else f"{r} [{i[0]:.3f},{i[1]:.3f}]"
 
 
 def overlap(a, b):
     """Whether the two intervals share a point; None when either has none."""
-    if None in (a.get("lo"), a.get("hi"), b.get("lo"), b.get("hi")):
+    ia, ib = interval(a), interval(b)
+    if ia is None or ib is None:
         return None
-    return a["lo"] <= b["hi"] and b["lo"] <= a["hi"]
+    return ia[0] <= ib[1] and ib[0] <= ia[1]
 
 
 def main():
@@ -45,14 +58,16 @@ def main():
     args = ap.parse_args()
     a, b = load(args.a), load(args.b)
     keys = [k for k in a if k in b]
+    only_a = [k for k in a if k not in b]
+    only_b = [k for k in b if k not in a]
     if not keys:
         sys.exit(f"compare: {args.a} and {args.b} have no ratio in common")
     rows, disjoint = [], []
     n_overlap = n_identical = 0
     for k in keys:
         o = overlap(a[k], b[k])
-        same = (a[k]["ratio"], a[k].get("lo"), a[k].get("hi")) == (
-            b[k]["ratio"], b[k].get("lo"), b[k].get("hi"))
+        same = fmt(a[k]) == fmt(b[k]) and (a[k].get("ratio"), a[k].get("lo"), a[k].get("hi")) == (
+            b[k].get("ratio"), b[k].get("lo"), b[k].get("hi"))
         n_identical += same
         if o:
             n_overlap += 1
@@ -65,6 +80,10 @@ def main():
           f"identical={n_identical} (of {len(keys)} in both; {len(keys) - judged} without an interval)")
     for k in disjoint:
         print(f"compare: disjoint {k}: {fmt(a[k])} vs {fmt(b[k])}")
+    for run, ks in ((args.a, only_a), (args.b, only_b)):
+        if ks:
+            more = f"; and {len(ks) - 5} more" if len(ks) > 5 else ""
+            print(f"compare: {len(ks)} ratios only in {run}: " + "; ".join(ks[:5]) + more)
     if args.md:
         with open(args.md, "w") as f:
             f.write(f"| ratio | {args.a} | {args.b} | intervals |\n| --- | --- | --- | --- |\n")

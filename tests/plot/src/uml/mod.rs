@@ -55,15 +55,16 @@ impl Report {
             claim.map_or(String::new(), |c| format!("{:.3} ({})", c.value, c.source))
         );
         let num = |x: f64| {
-            if x.is_nan() {
+            if !x.is_finite() {
+                // JSON has no NaN or infinity (a baseline mean of 0 gives one).
                 "null".to_string()
             } else {
                 format!("{x:.4}")
             }
         };
         self.json.push(format!(
-            "{{\"key\":\"{key}\",\"ratio\":{:.4},\"lo\":{},\"hi\":{},\"n\":{n}{}}}",
-            r.value,
+            "{{\"key\":\"{key}\",\"ratio\":{},\"lo\":{},\"hi\":{},\"n\":{n}{}}}",
+            num(r.value),
             num(r.lo),
             num(r.hi),
             claim.map_or(String::new(), |c| format!(
