@@ -76,7 +76,7 @@ impl Report {
         r.to_string()
     }
 
-    /// One of the paper's claims against ours, by the rule written before the runs.
+    /// One of the paper's claims against ours, by paper::Claim::verdict.
     fn judge(&mut self, c: &paper::Claim, ours: &Ratio) {
         let ours_s = if ours.lo.is_nan() {
             format!("{:.3} (no interval)", ours.value)
@@ -135,8 +135,8 @@ pub fn run(dir: &Path) -> Result<(), String> {
          Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
          95% intervals over seeds and flows. The paper's column quotes its text (testbed unless \
          it says simulation).\n\n```\n{}\n```\n\n## The paper's claims, judged by one rule\n\n\
-         Each claim the paper states as a number, against ours at the same point, judged by \
-         `Claim::verdict` (tests/plot/src/uml/paper.rs), one rule for every claim and every run: \
+         Each claim listed in paper.rs (a figure the paper states as one number at one point), \
+         against ours at the same point, judged by `Claim::verdict` (tests/plot/src/uml/paper.rs), one rule for every claim and every run: \
          where our 95% interval lies against 1 and against the paper's value. A claim at a \
          point this run does not have is not listed.\n\n\
          | the paper | its value | ours [95% interval] | verdict |\n| --- | --- | --- | --- |\n{}{}",
