@@ -220,7 +220,12 @@ check "ecnsharp: a packet is marked once even when both rules fire (receiver's C
 # finds exactly k packets queued, and the N leave one by one from queues of N down to 1: exact
 # counts, no tolerance for timing (an earlier version let the bucket's first packets go as they
 # came, and one of them left a longer queue once: 29 marks for 28).
-# held_burst OPTIONS: a fresh qdisc holding N ECT(0) packets behind the plug, then released.
+# The kernel may queue a stray packet of its own meanwhile (an ARP or ND probe to vr, seen once in
+# CI: 32 dequeue marks for 31): not ECT, so never marked itself, but it lengthens the queue by one
+# for the test packets around it, which moves one of them across K. So strays are measured (what
+# the band took in beyond the plug and the N) and each may add one mark, no more.
+# held_burst OPTIONS: a fresh qdisc holding N ECT(0) packets behind the plug, then released;
+# sets HELD_STRAYS.
 held_burst() {
 	ip link set $Q mtu 9000 && ip -n rcv link set vr mtu 9000 || return 1
 	tc qdisc del dev $Q root 2>/dev/null
@@ -228,23 +233,27 @@ held_burst() {
 	pg_send 1 9000 "tos 00" || return 1
 	pg_counted $N $SIZE "tos 02" || return 1
 	_t=0
-	until [ "$(bstat $Q 0 enqueued)" = $((N + 1)) ]; do
+	until [ "$(bstat $Q 0 enqueued)" -ge $((N + 1)) ]; do
 		_t=$((_t + 1))
 		[ $_t -gt 600 ] && { echo "only $(bstat $Q 0 enqueued) of $((N + 1)) arrived"; return 1; }
 		sleep 0.1
 	done
 	[ "$(bstat $Q 0 packets)" = 1 ] || { echo "$(bstat $Q 0 packets) left before the release, not the plug alone"; return 1; }
 	tc qdisc change dev $Q root handle 1: ecnsharp rate ${RATE}bit || return 1
-	wait_drained $Q 30
+	wait_drained $Q 30 || return 1
+	HELD_STRAYS=$(($(bstat $Q 0 enqueued) - N - 1))
+	[ "$HELD_STRAYS" -eq 0 ] || diag "$HELD_STRAYS stray packet(s) queued with the burst"
 	pg_stop_all $PG_PID >/dev/null
 	ip link set $Q mtu 1500 && ip -n rcv link set vr mtu 1500
 }
 # DCTCP-RED: queue length > K at enqueue (before the arriving packet).
 check "red: burst held behind a plug, then released" held_burst mode red k 10
-check "red: packets arriving to more than K queued are marked" near "$(bstat $Q 0 marks_by_cause.red)" $((N - 10 - 1)) 0
+check "red: packets arriving to more than K queued are marked" \
+	between "$(bstat $Q 0 marks_by_cause.red)" $((N - 10 - 1)) $((N - 10 - 1 + ${HELD_STRAYS:-0}))
 # Dequeue marking: queue length (with the leaving packet) >= K when it leaves.
 check "dequeue: burst held behind a plug, then released" held_burst mode dequeue k 10
-check "dequeue: packets leaving a queue of K or more are marked" near "$(bstat $Q 0 marks_by_cause.deq)" $((N - 10 + 1)) 0
+check "dequeue: packets leaving a queue of K or more are marked" \
+	between "$(bstat $Q 0 marks_by_cause.deq)" $((N - 10 + 1)) $((N - 10 + 1 + ${HELD_STRAYS:-0}))
 
 # ---- Probabilistic: linear from 0 at tmin to pmax at tmax; the expected count and its spread
 # come from the predicted sojourns.
