@@ -20,6 +20,15 @@ fail=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# lap NAME: the wall time since the previous lap, kept for the summary at the end (CI shows the
+# tail of the output; these lines say where its 90 minutes went).
+laps=
+lap_t0=$SECONDS
+lap() {
+	laps="$laps $1=$((SECONDS - lap_t0))s"
+	lap_t0=$SECONDS
+}
+
 # count LOG: add the KTAP/TAP "ok"/"not ok" lines of LOG to the totals (skips count as neither).
 count() {
 	local p s f
@@ -79,13 +88,16 @@ if [ -x kmod/fuzz/run.sh ]; then
 	step "fuzz targets run ${FUZZ_SECONDS:-20}s each without a crash" kmod/fuzz/run.sh "${FUZZ_SECONDS:-20}"
 fi
 
+lap host
 step "ns-3 disc agrees with the kernel harness; its checks; the quick point over 3 seeds (make ns3)" make -s ns3
 grep '^ns3' "$out/step.log" | sed 's/^/# /'
 
+lap ns3
 step "bench kernel builds or is cached" tests/vm/build-kernel.sh default
 kernel_clippy() {
 	make -s module-clippy KDIR="$(tests/vm/build-kernel.sh default 2>/dev/null)" BENCH_OUT="$out"
 }
+lap kernel-default
 step "module clean under the kernel's clippy (make CLIPPY=1)" kernel_clippy
 # no_panics FLAVOUR: the module as built for that kernel, through no-panics.sh's call graph (the
 # debug kernel's carries rustc's undefined-behaviour checks, which only fire on UB).
@@ -99,32 +111,38 @@ no_panics() {
 step "no code path of sch_ecnsharp.ko (default kernel) can reach a panic (call graph)" no_panics default
 tap "the bench's own tests (tests/vm/bench-selftest.sh)" tests/vm/bench-selftest.sh
 
+lap module-checks
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
 count "$out/vm.log"
 # The kernel's own tc-testing (tdc.py) on ecnsharp's cases, from the tdc suite's summary.
 tdc=$(sed -n 's/^# tdc: \([0-9]* passed, [0-9]* failed\).*/\1/p' "$out/vm.log" | tail -n 1)
 echo "tdc: ${tdc:-0 passed, 0 failed (tdc did not run)}"
 
+lap vm-default
 # The virtual-time bench (User-Mode Linux): its kernel builds, a short testbed point is
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
 tests/uml/check.sh 2>&1 | tee "$out/uml.log" | grep -E '^(ok|not ok|#)'
 count "$out/uml.log"
+lap uml-check
 # The timing-dependent selftests again in virtual time, where their bounds are exact (marks and
 # sojourns against the shaper's schedule to the microsecond, the rate to two packets):
 # tests/uml/selftests.sh, one UML boot per suite; it prints its wall time.
 tests/uml/selftests.sh 2>&1 | tee "$out/uml-selftests.log" | grep -E '^(ok|not ok|#)'
 count "$out/uml-selftests.log"
 
+lap uml-selftests
 # The Debian packages end to end (about 2 minutes): make deb, lintian, DKMS building from the
 # package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
 tests/deb/check.sh 2>&1 | tee "$out/deb.log" | grep -E '^(ok|not ok|#)'
 count "$out/deb.log"
 
+lap deb
 # The debug kernel's runs are where the reliability figures come from. ECNSHARP_SKIP_DEBUG=1
 # leaves them out, which fails the check unless ECNSHARP_ALLOW_SKIP=1 says the skip is wanted
 # (then it is reported as a skip, never as a pass).
 if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
 	step "debug kernel builds or is cached" tests/vm/build-kernel.sh debug
+	lap kernel-debug
 	step "no code path of sch_ecnsharp.ko (debug kernel) can reach a panic (call graph)" no_panics debug
 	# qdisc-classes is pure counting; qdisc-edges, like qdisc-marking and qdisc-sched, waits on the
 	# guest's clock (a 1 s pst_interval, iperf rates) and runs on the default kernel only.
@@ -149,5 +167,7 @@ else
 	echo "reliability: not measured (debug kernel skipped)"
 fi
 
+lap vm-debug
+echo "# check wall time: $SECONDS s:$laps"
 echo "check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
