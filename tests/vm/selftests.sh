@@ -8,8 +8,8 @@
 # status, splat, timeout), when its plan "1..N" is missing, comes after its first case, is given
 # twice or is 1..0, or when it disagrees with the cases that ran (a suite that died half-way, or
 # skipped cases silently). Per suite, one line
-# "# vm-log: suite=S flavour=F splats=N leaks=N kmemleak=scanned|failed|absent" reports what the
-# kernel log showed, for tests/check.sh's reliability figures.
+# "# vm-log: suite=S flavour=F splats=N leaks=N kmemleak=scanned|failed|absent wall_s=N" reports
+# what the kernel log showed, for tests/check.sh's reliability figures, and the run's wall time.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tap.sh
@@ -39,6 +39,7 @@ for suite in "${suites[@]}"; do
 	extra_opts=()
 	grep -q '^# vm-needs: tdc$' "$suite" && extra_opts+=(--tdc)
 	log=$(mktemp)
+	t0=$SECONDS
 	# shellcheck disable=SC2086 # SUITE_ARGS: words passed to every suite (make soak)
 	"$VM_DIR/run-in-vm" --flavour "$flavour" --timeout "${SUITE_TIMEOUT:-900}" --log "$log" "${extra_opts[@]}" "$suite" ${SUITE_ARGS:-} >/dev/null
 	rc=$?
@@ -57,7 +58,7 @@ for suite in "${suites[@]}"; do
 	kmemleak=absent
 	grep -q '^ECNSHARP-VM-KMEMLEAK=failed' "$log" && kmemleak=failed
 	grep -q '^ECNSHARP-VM-KMEMLEAK=scanned' "$log" && kmemleak=scanned
-	echo "# vm-log: suite=$name flavour=$flavour splats=$splats leaks=$leaks kmemleak=$kmemleak"
+	echo "# vm-log: suite=$name flavour=$flavour splats=$splats leaks=$leaks kmemleak=$kmemleak wall_s=$((SECONDS - t0))"
 	pass=$((pass + p))
 	fail=$((fail + f))
 	skip=$((skip + s))
