@@ -33,6 +33,11 @@ fi
 
 version=$(dpkg-query -W -f='${Version}' "$KERNEL_SOURCE_PKG")
 src="$ECNSHARP_CACHE/src/$KERNEL_SOURCE_PKG-$version"
+# Flavours build at once (make check builds them in the background): one extracts and patches
+# the source at a time.
+mkdir -p "$ECNSHARP_CACHE/src"
+exec 8>"$ECNSHARP_CACHE/src/.lock"
+flock 8
 if [ ! -f "$src/.ecnsharp-extracted" ]; then
 	say "extracting $KERNEL_SOURCE_TARBALL to $src"
 	rm -rf "$src" && mkdir -p "$src"
@@ -55,6 +60,7 @@ if [ -n "$patches" ]; then
 	fi
 	src=$psrc
 fi
+exec 8>&-
 
 mk() { make -C "$src" O="$build" ARCH="$arch" LLVM=1 "$@"; }
 rm -rf "$build" && mkdir -p "$build"
