@@ -68,18 +68,23 @@ hist_bounds() {
 		[.[] | select(.handle == "1:1")][0].sojourn_hist as $h |
 		"\([$h[] | select(.ge_ns > $t) | .packets] | add // 0) \([$h[] | select((.lt_ns // 1e18) > $t) | .packets] | add // 0)"'
 }
-# ins_near GOT TARGET_US COUNT: GOT (instantaneous marks, or what stands for them: passed
+# ins_near GOT TARGET_US COUNT [STRAYS]: GOT (instantaneous marks, or what stands for them: passed
 # non-ECT packets) agrees with the sojourns the qdisc measured: at least the packets whose
 # sojourn bucket lies above TARGET_US, at most those whose bucket reaches above it. And at least
 # the on-time schedule's count (less 1): a late departure only lengthens a sojourn, never
 # shortens one. Both bounds hold whatever the guest's timer did.
+# STRAYS (for ECT marks): the non-ECT packets a rule passed unmarked (nonect_passed), which the
+# histogram counts as well: a stray packet of the kernel's own (ARP/ND to the peer) queued with
+# the burst (seen in CI with a kernel building beside the guest: 34 marks, 36 sojourns certainly
+# above). They count toward the histogram's lower bound only.
 ins_near() {
 	_lo=$(above "$2" "$3")
+	_st=${4:-0}
 	read -r _hlo _hhi <<EOT
 $(hist_bounds "$2")
 EOT
-	[ -n "$1" ] && [ "$1" -ge $((_lo - 1)) ] && [ "$1" -ge "${_hlo:-999999}" ] && [ "$1" -le "${_hhi:--1}" ] ||
-		{ echo "got $1; the histogram says $_hlo..$_hhi above ${2}us, the on-time schedule $_lo ($(late_us)us late at most)"; return 1; }
+	[ -n "$1" ] && [ "$1" -ge $((_lo - 1)) ] && [ $(($1 + _st)) -ge "${_hlo:-999999}" ] && [ "$1" -le "${_hhi:--1}" ] ||
+		{ echo "got $1 (and $_st non-ECT passed); the histogram says $_hlo..$_hhi above ${2}us, the on-time schedule $_lo ($(late_us)us late at most)"; return 1; }
 }
 udp_noports() { snmp_counter rcv Udp NoPorts; }
 
@@ -93,7 +98,7 @@ check "ECT(0) burst through the shaper" burst $N "tos 02"
 want=$(above 20000 $N)
 diag "predicted instantaneous marks: $want of $N"
 await_count $((np0 + N)) udp_noports
-check "tcn: marks within one packet of the prediction (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N
+check "tcn: marks within one packet of the prediction (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N "$(bstat $Q 0 nonect_passed)"
 check "tcn: every mark counted as instantaneous" near "$(bstat $Q 0 marks_by_cause.ins)" "$(bstat $Q 0 marks)" 0
 check "receiver saw CE on exactly the marked packets" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 check "receiver saw ECT(0) on the others" near $(($(rx InECT0Pkts) - ect0)) $((N - $(bstat $Q 0 marks))) 0
@@ -110,14 +115,14 @@ check "counters balance" qdisc_balanced $Q
 setup mode tcn ins_target 20ms
 rebase
 check "ECT(1) burst" burst $N "tos 01"
-check "ECT(1): marked like ECT(0)" ins_near "$(bstat $Q 0 marks)" 20000 $N
+check "ECT(1): marked like ECT(0)" ins_near "$(bstat $Q 0 marks)" 20000 $N "$(bstat $Q 0 nonect_passed)"
 check "ECT(1): receiver saw the CE marks" near $(($(rx InCEPkts) - ce0)) "$(bstat $Q 0 marks)" 0
 
 # ---- IPv6.
 setup mode tcn ins_target 20ms
 rebase
 check "IPv6 ECT(0) burst" burst $N "dst6 fd01::2" "src6 fd01::1" "traffic_class 02"
-check "IPv6: marks within one packet (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N
+check "IPv6: marks within one packet (and the timer's lateness)" ins_near "$(bstat $Q 0 marks)" 20000 $N "$(bstat $Q 0 nonect_passed)"
 check "IPv6: receiver saw the CE marks" near $(($(snmp6_counter rcv Ip6InCEPkts) - ce6)) "$(bstat $Q 0 marks)" 0
 
 # ---- Non-ECT: passed unmarked by default, dropped with non_ect drop.
@@ -206,7 +211,7 @@ check "ecnsharp: 100-packet burst" burst 100 "tos 02"
 ins=$(above 200000 100)
 await_count $((np0 + 100)) udp_noports
 check "ecnsharp: all 100 delivered" near $(($(udp_noports) - np0)) 100 0
-check "ecnsharp: instantaneous marks as predicted (and the timer's lateness)" ins_near "$(bstat $Q 0 marks_by_cause.ins)" 200000 100
+check "ecnsharp: instantaneous marks as predicted (and the timer's lateness)" ins_near "$(bstat $Q 0 marks_by_cause.ins)" 200000 100 "$(bstat $Q 0 nonect_passed)"
 check "ecnsharp: persistent marks as predicted" pst_as_predicted 10000 40000 sqrt 100
 # Late in the burst both rules fire on the same packets (the causes add up to more than the
 # marks), and the receiver's CE count, which sees each packet once, equals the marks.
