@@ -33,7 +33,6 @@ tc qdisc add dev $Q root handle 1: ecnsharp bands 2 priomap 1 1 1 1 1 1 1 1 1 1 
 rx4() { netstat_counter rcv IpExt InCEPkts; }
 rx6() { snmp6_counter rcv Ip6InCEPkts; }
 hdrerr() { snmp_counter rcv Ip InHdrErrors; }
-b() { bstat $Q 0 "$1"; }
 # band0: band 0's packets, qlen, enqueued, marks, nonect_passed, ce_already and drops_nonect.
 band0() {
 	qjson $Q | jq -r '.bands[0] | "\(.packets) \(.qlen) \(.enqueued) \(.marks) \(.nonect_passed) \(.ce_already) \(.drops_nonect)"'
