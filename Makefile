@@ -116,11 +116,14 @@ tools:
 	$(TOOLS_BUILD)
 	@$(MAKE) -s completions
 
+# Each written beside its place and renamed: two builds at once (make check's guests and its
+# background UML steps) never read a half-written file.
 completions:
 	@mkdir -p $(TOOLS_DIR)/completions
-	$(TOOLS_DIR)/ecnsharp-tc completion bash > $(TOOLS_DIR)/completions/ecnsharp-tc.bash
-	$(TOOLS_DIR)/ecnsharp-tc completion zsh > $(TOOLS_DIR)/completions/_ecnsharp-tc
-	$(TOOLS_DIR)/ecnsharp-tc completion fish > $(TOOLS_DIR)/completions/ecnsharp-tc.fish
+	@for s in bash:ecnsharp-tc.bash zsh:_ecnsharp-tc fish:ecnsharp-tc.fish; do \
+		f=$(TOOLS_DIR)/completions/$${s#*:}; \
+		$(TOOLS_DIR)/ecnsharp-tc completion $${s%%:*} > $$f.tmp.$$$$ && mv -f $$f.tmp.$$$$ $$f || exit 1; \
+	done
 
 # The bench builds in a copy of the sources per kernel, so that one clone can hold modules for
 # several kernels (6.12's Kbuild cannot put an external module's objects elsewhere), and fails
