@@ -229,9 +229,26 @@ check "ecnsharp: a packet is marked once even when both rules fire (receiver's C
 # CI: 32 dequeue marks for 31): not ECT, so never marked itself, but it lengthens the queue by one
 # for the test packets around it, which moves one of them across K. So strays are measured (what
 # the band took in beyond the plug and the N) and each may add one mark, no more.
+# The plug's debt holds the burst 7.5 s; a guest slowed by a busy host (seen in a cold make
+# check, kernels building beside it) once took longer than that to set up the N packets' stream,
+# and the first of them left before the release. That is a failed set-up, not a wrong count: the
+# set-up is made again (3 tries) with a fresh qdisc, and the counts are checked only on a burst
+# that was held.
 # held_burst OPTIONS: a fresh qdisc holding N ECT(0) packets behind the plug, then released;
 # sets HELD_STRAYS.
 held_burst() {
+	for _try in 1 2 3; do
+		held_burst_once "$@"
+		_rc=$?
+		[ $_rc -eq 2 ] || return $_rc
+		diag "try $_try: the burst was not held (set-up slower than the plug's 7.5 s)"
+		pg_stop_all $PG_PID >/dev/null
+		ip link set $Q mtu 1500 && ip -n rcv link set vr mtu 1500
+	done
+	return 1
+}
+# held_burst_once OPTIONS: one try; returns 2 when more than the plug left before the release.
+held_burst_once() {
 	ip link set $Q mtu 9000 && ip -n rcv link set vr mtu 9000 || return 1
 	tc qdisc del dev $Q root 2>/dev/null
 	tc qdisc add dev $Q root handle 1: ecnsharp rate 8kbit burst 1514 limit 10000 "$@" || return 1
@@ -243,7 +260,7 @@ held_burst() {
 		[ $_t -gt 600 ] && { echo "only $(bstat $Q 0 enqueued) of $((N + 1)) arrived"; return 1; }
 		sleep 0.1
 	done
-	[ "$(bstat $Q 0 packets)" = 1 ] || { echo "$(bstat $Q 0 packets) left before the release, not the plug alone"; return 1; }
+	[ "$(bstat $Q 0 packets)" = 1 ] || { echo "$(bstat $Q 0 packets) left before the release, not the plug alone"; return 2; }
 	tc qdisc change dev $Q root handle 1: ecnsharp rate ${RATE}bit || return 1
 	wait_drained $Q 30 || return 1
 	HELD_STRAYS=$(($(bstat $Q 0 enqueued) - N - 1))
