@@ -7,6 +7,9 @@
 # docs/results/ns3/validation/linux-runs.txt (same keys as ns-3's), each run's cwnd series
 # beside it, then redraws validation.md. Needs ns3/validate.sh's runs first.
 #   NS3_VALIDATE_DURATION=1  NS3_LINUX_RUNS="ecnsharp-2 red_tail-2 ecnsharp-4 red_tail-4"
+# NS3_LINUX_VARIANT=NAME runs the same with the guest's extra settings NS3_LINUX_GUEST (e.g.
+# "SAMPLE_US=50 CWND_MS=10 SS_LOG=1") into validation/linux-runs-NAME.txt, runs named
+# SCHEME-SENDERS-marklinux-NAME: a comparison of the instrument, beside the runs, never in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${NS3_VALIDATE_DURATION:-1}
@@ -20,7 +23,7 @@ field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 for run in $RUNS; do
 	scheme=${run%-*}
 	senders=${run#*-}
-	name=$run-marklinux
+	name=$run-marklinux${NS3_LINUX_VARIANT:+-$NS3_LINUX_VARIANT}
 	case $senders in
 	2) classes=0,4 join=0 ;;
 	4) classes=0,1,3,4 join=0 ;;
@@ -39,14 +42,16 @@ for run in $RUNS; do
 	start=$(date +%s)
 	nice -n 15 tests/uml/run-in-uml --seed 1 --out "$out" --timeout 7200 tests/ns3/linux-guest.sh \
 		NAME="$name" SENDERS="${senders%join}" QDISC="$qdisc" DURATION="$DURATION" WARMUP="$WARMUP" \
-		CLASSES="${classes//,/ }" JOIN="$join" \
+		CLASSES="${classes//,/ }" JOIN="$join" ${NS3_LINUX_GUEST:-} \
 		>"$out/console.log" 2>&1 || { tail -n 30 "$out/console.log" >&2; exit 1; }
 	line=$(python3 ns3/linux_summary.py "$out" "$name" "${senders%join}" "$WARMUP" "$DURATION" "$classes" "$join")
 	awk '{ $1 = sprintf("%.0f", $1 * 1e6); print }' "$out/cwnd.txt" | gzip -9 -n >"$V/$name.cwnd.gz"
-	touch "$V/linux-runs.txt"
-	grep -v "^name=$name " "$V/linux-runs.txt" >"$V/linux-runs.txt.new" || true
-	echo "$line qdisc=${qdisc// /,} wall_s=$(($(date +%s) - start))" >>"$V/linux-runs.txt.new"
-	mv "$V/linux-runs.txt.new" "$V/linux-runs.txt"
+	runs=$V/linux-runs${NS3_LINUX_VARIANT:+-$NS3_LINUX_VARIANT}.txt
+	[ -z "${NS3_LINUX_VARIANT:-}" ] || [ ! -f "$out/ss.txt" ] || gzip -9 -n <"$out/ss.txt" >"$V/$name.ss.gz"
+	touch "$runs"
+	grep -v "^name=$name " "$runs" >"$runs.new" || true
+	echo "$line qdisc=${qdisc// /,} guest=${NS3_LINUX_GUEST// /,} wall_s=$(($(date +%s) - start))" >>"$runs.new"
+	mv "$runs.new" "$runs"
 	echo "validate-linux: $name done in $(($(date +%s) - start)) s"
 done
 python3 ns3/validation.py docs/results/ns3

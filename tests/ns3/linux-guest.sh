@@ -5,6 +5,11 @@
 #   linux-guest.sh NAME=N SENDERS=2|4 QDISC="mode ecnsharp ins_target ..." [DURATION=1] [WARMUP=0.2]
 #                  [CLASSES="4 0"] [JOIN=0.5]
 # JOIN: the last sender starts then (the others alone before it), not 5 ms after the one before.
+# SAMPLE_US (1) and CWND_MS (1): how often the queue sampler and the cwnd loop run. Under UML's
+# time travel a guest process pays virtual time for each clock read, and on the guest's one CPU
+# the samplers compete with the senders and receivers; coarser sampling measures what they cost
+# the flows (docs/results/ns3/validation.md). SS_LOG=1 also keeps each sender's whole `ss -tin`
+# line at every cwnd sample (ss.txt: DCTCP's alpha, delivered_ce, notsent, the *_limited times).
 #
 #   s1..sN, p (probe) --- sw ==out==> r (receiver)
 #
@@ -23,6 +28,9 @@ for a in "$@"; do
 done
 : "${NAME:?}" "${SENDERS:?}" "${QDISC:?}"
 DURATION=${DURATION:-1}
+SAMPLE_US=${SAMPLE_US:-1}
+CWND_MS=${CWND_MS:-1}
+SS_LOG=${SS_LOG:-0}
 WARMUP=${WARMUP:-0.2}
 OUT=$ECNSHARP_OUT
 fail() {
@@ -101,7 +109,7 @@ echo "20000 1" >>/tmp/probe.cdf
 
 t0=$(now)
 touch /tmp/sampling
-ip netns exec sw ecnsharp-flowgen sample --dev out --interval-us 1 --seed 1 --stop /tmp/sampling \
+ip netns exec sw ecnsharp-flowgen sample --dev out --interval-us "$SAMPLE_US" --seed 1 --stop /tmp/sampling \
 	>"$OUT/queue.txt" &
 sampler=$!
 # Long flows, sender i from (i-1) x 5 ms, each measured over the same window [WARMUP, DURATION).
@@ -133,19 +141,26 @@ ip netns exec r ecnsharp-flowgen flows --servers 10.99.0.1:7000 --cdf /tmp/probe
 	--load 0.0032 --rate-mbit 10000 --seconds "$(at "$DURATION" "$WARMUP")" --drain-seconds 0.5 \
 	--seed 1 >"$OUT/probes.jsonl" 2>"$OUT/probes.err" &
 probes=$!
-# Each sender's cwnd every 1 ms until the end.
+# Each sender's cwnd every CWND_MS ms until the end.
 end=$(awk -v t="$t0" -v d="$DURATION" 'BEGIN { printf "%.6f", t + d }')
+pause=$(awk -v m="$CWND_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 while awk -v n="$(now)" -v e="$end" 'BEGIN { exit !(n < e) }'; do
 	line=$(at "$(now)" "$t0")
 	i=1
 	while [ $i -le "$SENDERS" ]; do
-		cw=$(ip netns exec "s$i" ss -Htin dst 10.200.0.1 | grep -o 'cwnd:[0-9]*' | head -n 1)
+		if [ "$SS_LOG" = 0 ]; then
+			cw=$(ip netns exec "s$i" ss -Htin dst 10.200.0.1 | grep -o 'cwnd:[0-9]*' | head -n 1)
+		else
+			ssl=$(ip netns exec "s$i" ss -Htin dst 10.200.0.1 | tr -s ' \t\n' ' ')
+			echo "$line s$i $ssl" >>"$OUT/ss.txt"
+			cw=$(echo "$ssl" | grep -o 'cwnd:[0-9]*' | head -n 1)
+		fi
 		cw=${cw#cwnd:}
 		line="$line ${cw:-0}"
 		i=$((i + 1))
 	done
 	echo "$line" >>"$OUT/cwnd.txt"
-	sleep 0.001
+	sleep "$pause"
 done
 tc -n sw -s -j qdisc show dev out >"$OUT/qdisc1.json"
 # TCP's own counters at each host (ACKs sent per segment received, ECN, retransmissions).
@@ -153,6 +168,8 @@ for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
 	echo "== $ns"
 	ip netns exec "$ns" cat /proc/net/snmp /proc/net/netstat
 	ip netns exec "$ns" ss -tin
+	# The host's own egress (netem, tbf): what waited there, off the bottleneck.
+	tc -n "$ns" -s qdisc show dev eth0
 done >"$OUT/tcp.txt"
 echo "end $(at "$(now)" "$t0")" >>"$OUT/times.txt"
 for b in $bulks; do wait "$b" || fail "a bulk flow failed: $(cat "$OUT"/bulk*.jsonl)"; done
