@@ -97,6 +97,21 @@ def main():
                probe_fct_p50_us=f"{nearest_rank(adj, 0.5):.1f}",
                probe_fct_p99_us=f"{nearest_rank(adj, 0.99):.1f}",
                probe_fct_raw_p50_us=f"{nearest_rank(fcts, 0.5):.1f}")
+    # Each sender's own NIC (its tbf) over the whole run, when the guest wrote its counters
+    # (tcp.txt): how often it held a packet back for want of tokens, against the packets sent.
+    tcp = os.path.join(d, "tcp.txt")
+    if os.path.exists(tcp):
+        host = None
+        lines = open(tcp).read().splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("== "):
+                host = line[3:].strip()
+            elif line.startswith("qdisc tbf") and host and host.startswith("s") and i + 1 < len(lines):
+                w = lines[i + 1].replace(",", " ").replace("(", " ").replace(")", " ").split()
+                if "Sent" in w and "overlimits" in w:
+                    n = host[1:]
+                    out[f"host_tbf_pkts{n}"] = int(w[w.index("Sent") + 3])
+                    out[f"host_tbf_overlimits{n}"] = int(w[w.index("overlimits") + 1])
     print(" ".join(f"{k}={v}" for k, v in out.items()))
     return 0
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ss_summary  # noqa: E402
 import stats  # noqa: E402
 
 NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail"}
@@ -231,6 +232,46 @@ plot {plots}
     return "\n".join(out)
 
 
+def instrument(results, linux, light):
+    """The Linux runs again with the samplers 50 (queue) and 10 (cwnd) times coarser and the
+    whole ss line kept (ns3/validate-linux.sh NS3_LINUX_VARIANT=light): did the instrument change
+    what it measured, and each flow's DCTCP state."""
+    if not light:
+        return "Not run yet (`validation/linux-runs-light.txt` is absent)."
+    keys = [("queue_mean_pkts", "queue mean (pkts)"), ("queue_p50_pkts", "queue p50"),
+            ("queue_p90_pkts", "queue p90"), ("queue_p99_pkts", "queue p99"),
+            ("marks_per_kpkt", "marks per 1,000 packets"), ("marks_pst", "persistent-rule marks"),
+            ("goodput1_gbps", "goodput, flow 1 (Gbit/s)"), ("goodput2_gbps", "goodput, flow 2"),
+            ("cwnd1_mean_seg", "mean cwnd, flow 1 (segments)"),
+            ("cwndN_mean_seg", "mean cwnd, flow 2"), ("probe_fct_p50_us", "probe FCT p50 (us)"),
+            ("queue_samples", "queue samples in the window"), ("wall_s", "wall time of the run (s)")]
+    md = ["| run | metric | samplers 1 us / 1 ms | samplers 50 us / 10 ms |", "|---|---|---|---|"]
+    flows = ["| run | flow | mean cwnd | in flight (unacked) | notsent KB | srtt / minrtt us | "
+             "DCTCP alpha | CE fraction of delivered | samples reducing (cwnd > ssthresh) | "
+             "own NIC's throttles per packet sent |", "|" + "---|" * 10]
+    for name, lt in light.items():
+        base_name = name[:-len("-light")]
+        base = linux.get(base_name)
+        derived(results, name, lt)
+        if base:
+            derived(results, base_name, base)
+        for key, what in keys:
+            b = num(stats.need(base, key)) if base and key in base else "-"
+            md.append(f"| {base_name} | {what} | {b} | {num(stats.need(lt, key))} |")
+        ss = os.path.join(results, "validation", f"{name}.ss.gz")
+        if os.path.exists(ss):
+            for flow, f in ss_summary.summarise(ss, stats.need(lt, "warmup_s"),
+                                                stats.need(lt, "duration_s")).items():
+                n = flow[1:]
+                nic = (f"{stats.need(lt, f'host_tbf_overlimits{n}') / stats.need(lt, f'host_tbf_pkts{n}'):.2f}"
+                       if f"host_tbf_pkts{n}" in lt else "-")
+                flows.append(
+                    f"| {name} | {flow} | {f['cwnd']:.1f} | {f['unacked']:.1f} | "
+                    f"{f['notsent_kb']:.0f} | {f['srtt_us']:.1f} / {f['minrtt_us']:.1f} | "
+                    f"{f['alpha']:.3f} | {f['ce_fraction']:.3f} | {f['reducing']:.2f} | {nic} |")
+    return "\n".join(md) + "\n\n" + "\n".join(flows)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -238,6 +279,7 @@ def main():
     results = sys.argv[1]
     ns3 = load(os.path.join(results, "validation", "ns3-runs.txt"))
     linux = load(os.path.join(results, "validation", "linux-runs.txt"))
+    light = load(os.path.join(results, "validation", "linux-runs-light.txt"))
     if not ns3:
         raise stats.ResultError("no ns-3 validation runs")
     first = next(iter(ns3.values()))
@@ -245,6 +287,7 @@ def main():
         "ns3_table": table(results, ns3),
         "compare_table": compare(results, ns3, linux),
         "figures": figures(results, ns3),
+        "instrument": instrument(results, linux, light),
         "tolerance": "\n".join(f"- {what}: within {rel:.0%} of Linux's value or {floor:g} "
                                f"({key.replace('_', ' ')})" for key, rel, floor, what in TOLERANCE),
         "rule": " ".join(f"{k}={first[k]}" for k in ("lambda", "rtt_mean_us", "rtt_p90_us")),
