@@ -232,12 +232,19 @@ plot {plots}
     return "\n".join(out)
 
 
-def instrument(results, linux, light):
-    """The Linux runs again with the samplers 50 (queue) and 10 (cwnd) times coarser and the
-    whole ss line kept (ns3/validate-linux.sh NS3_LINUX_VARIANT=light): did the instrument change
-    what it measured, and each flow's DCTCP state."""
-    if not light:
-        return "Not run yet (`validation/linux-runs-light.txt` is absent)."
+# Linux runs made again with one change each (ns3/validate-linux.sh NS3_LINUX_VARIANT=NAME):
+# name, the file's suffix, and what the change was.
+VARIANTS = [
+    ("light", "samplers 50 us / 10 ms"),
+    ("nonic", "samplers 50 us / 10 ms, no NIC shaper on the hosts"),
+]
+
+
+def instrument(results, linux, variants):
+    """The Linux runs beside their variants (the same runs with one change each), and each
+    variant run's per-flow DCTCP state from its whole ss lines."""
+    if not any(variants.values()):
+        return "Not run yet (no `validation/linux-runs-VARIANT.txt`)."
     keys = [("queue_mean_pkts", "queue mean (pkts)"), ("queue_p50_pkts", "queue p50"),
             ("queue_p90_pkts", "queue p90"), ("queue_p99_pkts", "queue p99"),
             ("marks_per_kpkt", "marks per 1,000 packets"), ("marks_pst", "persistent-rule marks"),
@@ -245,21 +252,36 @@ def instrument(results, linux, light):
             ("cwnd1_mean_seg", "mean cwnd, flow 1 (segments)"),
             ("cwndN_mean_seg", "mean cwnd, flow 2"), ("probe_fct_p50_us", "probe FCT p50 (us)"),
             ("queue_samples", "queue samples in the window"), ("wall_s", "wall time of the run (s)")]
-    md = ["| run | metric | samplers 1 us / 1 ms | samplers 50 us / 10 ms |", "|---|---|---|---|"]
+    cols = [(v, what) for v, what in VARIANTS if variants.get(v)]
+    md = ["| run | metric | samplers 1 us / 1 ms | " + " | ".join(w for _, w in cols) + " |",
+          "|" + "---|" * (3 + len(cols))]
     flows = ["| run | flow | mean cwnd | in flight (unacked) | notsent KB | srtt / minrtt us | "
              "DCTCP alpha | CE fraction of delivered | samples reducing (cwnd > ssthresh) | "
              "own NIC's throttles per packet sent |", "|" + "---|" * 10]
-    for name, lt in light.items():
-        base_name = name[:-len("-light")]
+    bases = []
+    for v, _ in cols:
+        for name in variants[v]:
+            base = name[:-len("-" + v)]
+            if base not in bases:
+                bases.append(base)
+    for base_name in bases:
         base = linux.get(base_name)
-        derived(results, name, lt)
         if base:
             derived(results, base_name, base)
+        runs = []
+        for v, _ in cols:
+            r = variants[v].get(f"{base_name}-{v}")
+            if r:
+                derived(results, f"{base_name}-{v}", r)
+            runs.append(r)
         for key, what in keys:
-            b = num(stats.need(base, key)) if base and key in base else "-"
-            md.append(f"| {base_name} | {what} | {b} | {num(stats.need(lt, key))} |")
-        ss = os.path.join(results, "validation", f"{name}.ss.gz")
-        if os.path.exists(ss):
+            cells = [num(stats.need(r, key)) if r and key in r else "-" for r in [base] + runs]
+            md.append(f"| {base_name} | {what} | " + " | ".join(cells) + " |")
+    for v, _ in cols:
+        for name, lt in variants[v].items():
+            ss = os.path.join(results, "validation", f"{name}.ss.gz")
+            if not os.path.exists(ss):
+                continue
             for flow, f in ss_summary.summarise(ss, stats.need(lt, "warmup_s"),
                                                 stats.need(lt, "duration_s")).items():
                 n = flow[1:]
@@ -279,7 +301,8 @@ def main():
     results = sys.argv[1]
     ns3 = load(os.path.join(results, "validation", "ns3-runs.txt"))
     linux = load(os.path.join(results, "validation", "linux-runs.txt"))
-    light = load(os.path.join(results, "validation", "linux-runs-light.txt"))
+    variants = {v: load(os.path.join(results, "validation", f"linux-runs-{v}.txt"))
+                for v, _ in VARIANTS}
     if not ns3:
         raise stats.ResultError("no ns-3 validation runs")
     first = next(iter(ns3.values()))
@@ -287,7 +310,7 @@ def main():
         "ns3_table": table(results, ns3),
         "compare_table": compare(results, ns3, linux),
         "figures": figures(results, ns3),
-        "instrument": instrument(results, linux, light),
+        "instrument": instrument(results, linux, variants),
         "tolerance": "\n".join(f"- {what}: within {rel:.0%} of Linux's value or {floor:g} "
                                f"({key.replace('_', ' ')})" for key, rel, floor, what in TOLERANCE),
         "rule": " ".join(f"{k}={first[k]}" for k in ("lambda", "rtt_mean_us", "rtt_p90_us")),

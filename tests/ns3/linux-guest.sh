@@ -8,7 +8,9 @@
 # SAMPLE_US (1) and CWND_MS (1): how often the queue sampler and the cwnd loop run. Under UML's
 # time travel a guest process pays virtual time for each clock read, and on the guest's one CPU
 # the samplers compete with the senders and receivers; coarser sampling measures what they cost
-# the flows (docs/results/ns3/validation.md). SS_LOG=1 also keeps each sender's whole `ss -tin`
+# the flows (docs/results/ns3/validation.md). HOST_NIC=0 leaves the end hosts' 10 Gbit/s NIC
+# shaper (tbf) out, netem alone on their egress: the bottleneck is the switch port either way,
+# so this asks whether the hosts' own shapers shape the bursts the bottleneck sees. SS_LOG=1 also keeps each sender's whole `ss -tin`
 # line at every cwnd sample (ss.txt: DCTCP's alpha, delivered_ce, notsent, the *_limited times).
 #
 #   s1..sN, p (probe) --- sw ==out==> r (receiver)
@@ -31,6 +33,7 @@ DURATION=${DURATION:-1}
 SAMPLE_US=${SAMPLE_US:-1}
 CWND_MS=${CWND_MS:-1}
 SS_LOG=${SS_LOG:-0}
+HOST_NIC=${HOST_NIC:-1}
 WARMUP=${WARMUP:-0.2}
 OUT=$ECNSHARP_OUT
 fail() {
@@ -70,7 +73,8 @@ host() {
 	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null 2>&1 ||
 		echo "linux-guest: $1: could not turn TSO/GSO off"
 	tc -n "$1" qdisc add dev eth0 root handle 1: netem delay "$4us" limit 100000 || return 1
-	tc -n "$1" qdisc add dev eth0 parent 1:1 handle 2: tbf rate 10gbit burst 3750 latency 1ms ||
+	[ "$HOST_NIC" = 0 ] ||
+		tc -n "$1" qdisc add dev eth0 parent 1:1 handle 2: tbf rate 10gbit burst 3750 latency 1ms ||
 		return 1
 }
 host r out 200 $((1 + PROP_US)) || fail "receiver"
