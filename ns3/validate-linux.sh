@@ -40,17 +40,20 @@ for run in $RUNS; do
 	rm -rf "$out" && mkdir -p "$out"
 	echo "validate-linux: $name: $qdisc"
 	start=$(date +%s)
+	# Not into console.log: run-in-uml follows that file (the guest writes it) onto its stdout.
 	nice -n 15 tests/uml/run-in-uml --seed 1 --out "$out" --timeout 7200 tests/ns3/linux-guest.sh \
 		NAME="$name" SENDERS="${senders%join}" QDISC="$qdisc" DURATION="$DURATION" WARMUP="$WARMUP" \
 		CLASSES="${classes//,/ }" JOIN="$join" ${NS3_LINUX_GUEST:-} \
-		>"$out/console.log" 2>&1 || { tail -n 30 "$out/console.log" >&2; exit 1; }
+		>"$out/run.log" 2>&1 || { tail -n 30 "$out/run.log" >&2; exit 1; }
 	line=$(python3 ns3/linux_summary.py "$out" "$name" "${senders%join}" "$WARMUP" "$DURATION" "$classes" "$join")
 	awk '{ $1 = sprintf("%.0f", $1 * 1e6); print }' "$out/cwnd.txt" | gzip -9 -n >"$V/$name.cwnd.gz"
 	runs=$V/linux-runs${NS3_LINUX_VARIANT:+-$NS3_LINUX_VARIANT}.txt
 	[ -z "${NS3_LINUX_VARIANT:-}" ] || [ ! -f "$out/ss.txt" ] || gzip -9 -n <"$out/ss.txt" >"$V/$name.ss.gz"
 	touch "$runs"
 	grep -v "^name=$name " "$runs" >"$runs.new" || true
-	echo "$line qdisc=${qdisc// /,} guest=${NS3_LINUX_GUEST// /,} wall_s=$(($(date +%s) - start))" >>"$runs.new"
+	# The bench kernel's cache key: a patch to the UML kernel changes what the runs measure.
+	kernel=$(grep -o 'kernel/uml-[0-9a-f]*' "$out/run.log" | head -n 1 | cut -d/ -f2)
+	echo "$line qdisc=${qdisc// /,} guest=${NS3_LINUX_GUEST// /,} kernel=${kernel:-unknown} wall_s=$(($(date +%s) - start))" >>"$runs.new"
 	mv "$runs.new" "$runs"
 	echo "validate-linux: $name done in $(($(date +%s) - start)) s"
 done

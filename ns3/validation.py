@@ -237,15 +237,21 @@ plot {plots}
 VARIANTS = [
     ("light", "samplers 50 us / 10 ms"),
     ("nonic", "samplers 50 us / 10 ms, no NIC shaper on the hosts"),
+    ("q5", "samplers 5 us / 10 ms"),
+    ("pcapnonic", "5 us / 10 ms, no NIC shaper, 20 ms captured"),
+    ("pcapnonic-k2", "the same on a kernel whose own clock reads cost no virtual time"),
+    ("softirq", "5 us / 10 ms, delays on the ACKs, nothing on the senders' egress"),
 ]
 
 
-def instrument(results, linux, variants):
-    """The Linux runs beside their variants (the same runs with one change each), and each
-    variant run's per-flow DCTCP state from its whole ss lines."""
+def instrument(results, linux, variants, names):
+    """The Linux runs beside their variants `names` (the same runs with one change each), and
+    each variant run's per-flow DCTCP state from its whole ss lines."""
+    variants = {v: r for v, r in variants.items() if v in names}
     if not any(variants.values()):
         return "Not run yet (no `validation/linux-runs-VARIANT.txt`)."
     keys = [("queue_mean_pkts", "queue mean (pkts)"), ("queue_p50_pkts", "queue p50"),
+            ("queue_le15_share", "share of time with at most 15 packets queued"),
             ("queue_p90_pkts", "queue p90"), ("queue_p99_pkts", "queue p99"),
             ("marks_per_kpkt", "marks per 1,000 packets"), ("marks_pst", "persistent-rule marks"),
             ("goodput1_gbps", "goodput, flow 1 (Gbit/s)"), ("goodput2_gbps", "goodput, flow 2"),
@@ -294,6 +300,53 @@ def instrument(results, linux, variants):
     return "\n".join(md) + "\n\n" + "\n".join(flows)
 
 
+def hist_le(path, n):
+    """The share of time ns-3's bottleneck held at most n packets (its exact .hist)."""
+    rows = [tuple(map(int, l.split())) for l in open(path) if not l.startswith("#")]
+    total = sum(ns for _, ns in rows)
+    return sum(ns for q, ns in rows if q <= n) / total
+
+
+def diagnosis(results, ns3):
+    """ns-3 runs made again with one change (validation/ns3-diagnosis.txt) beside the run."""
+    runs = load(os.path.join(results, "validation", "ns3-diagnosis.txt"))
+    md = ["| run | change | queue mean / p50 / p90 / p99 | at most 15 packets queued | "
+          "marks per 1,000 packets | persistent-rule marks | goodput per flow Gbit/s |",
+          "|" + "---|" * 7]
+    for name, r in runs.items():
+        base = name.rsplit("-", 1)[0]
+        for n, x, change in ((base, ns3.get(base), "none"), (name, r, r.get("change", "?"))):
+            if x is None:
+                raise stats.ResultError(f"ns3-diagnosis: no run {n}")
+            hist = os.path.join(results, "validation", f"{n}.hist")
+            gp = " / ".join(f"{stats.need(x, f'goodput{i + 1}_gbps'):.2f}"
+                            for i in range(int(stats.need(x, "senders"))))
+            md.append(f"| {n} | {change} | {stats.need(x, 'queue_mean_pkts'):.1f} / "
+                      f"{stats.need(x, 'queue_p50_pkts'):.0f} / {stats.need(x, 'queue_p90_pkts'):.0f}"
+                      f" / {stats.need(x, 'queue_p99_pkts'):.0f} | {hist_le(hist, 15):.3f} | "
+                      f"{1000 * stats.need(x, 'marks') / stats.need(x, 'packets'):.1f} | "
+                      f"{stats.need(x, 'marks_pst'):.0f} | {gp} |")
+    return "\n".join(md) if runs else "Not run yet."
+
+
+def dynamics(results):
+    """How each sender's packets leave it (validation/dynamics.txt, ns3/pcap_dynamics.py)."""
+    path = os.path.join(results, "validation", "dynamics.txt")
+    if not os.path.exists(path):
+        return "Not measured yet."
+    md = ["| run | kernel | flow | seen at | data pkts/ms | gap p50 / p99 us | gaps over 10 us "
+          "per ms | burst mean (pkts) | share of packets in bursts of 8+ | ACKs followed by 0 / "
+          "1 / 2 / 3+ packets |", "|" + "---|" * 10]
+    for i, line in enumerate(open(path)):
+        w = dict(kv.split("=", 1) for kv in line.split())
+        md.append(f"| {w['name']} | {w['kernel']} | {w['flow']} | {w['where']} | "
+                  f"{w['pkts_per_ms']} | {w['gap_p50_us']} / {w['gap_p99_us']} | "
+                  f"{w['gaps10_per_ms']} | {w['burst_mean']} | {w['burst8_share']} | "
+                  f"{w['sent_per_ack_0']} / {w['sent_per_ack_1']} / {w['sent_per_ack_2']} / "
+                  f"{w['sent_per_ack_3p']} |")
+    return "\n".join(md)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -310,7 +363,14 @@ def main():
         "ns3_table": table(results, ns3),
         "compare_table": compare(results, ns3, linux),
         "figures": figures(results, ns3),
-        "instrument": instrument(results, linux, variants),
+        "instrument": instrument(results, linux, variants, ("light", "nonic")),
+        "instrument3": instrument(results, linux, variants,
+                                  ("q5", "pcapnonic", "pcapnonic-k2", "softirq")),
+        "dynamics": dynamics(results),
+        "diagnosis": diagnosis(results, ns3),
+        "ns3_le15": " / ".join(
+            f"{hist_le(os.path.join(results, 'validation', f'{s}-2-mark20.hist'), 15):.3f}"
+            for s in ("ecnsharp", "red_tail")),
         "tolerance": "\n".join(f"- {what}: within {rel:.0%} of Linux's value or {floor:g} "
                                f"({key.replace('_', ' ')})" for key, rel, floor, what in TOLERANCE),
         "rule": " ".join(f"{k}={first[k]}" for k in ("lambda", "rtt_mean_us", "rtt_p90_us")),

@@ -240,11 +240,15 @@ main(int argc, char* argv[])
     cmd.AddValue("joinAt", "validate: the last sender starts then (0: 5 ms after the one before)",
                  va.joinAt);
     cmd.AddValue("outPrefix", "validate: PREFIX.queue, .cwnd, .fct, .hist are written", va.out);
+    cmd.AddValue("traceMs", "validate: PREFIX.pkts, every sender's packets for this many ms",
+                 va.traceMs);
+    /* Before Parse, so that a diagnosis can change one of them from the command line
+     * (--ns3::TcpSocket::DelAckCount=2); the headline runs never do. */
+    ConfigureTcp();
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_UNLESS(scenario == "leafspine" || scenario == "incast" || scenario == "validate",
                         "unknown scenario \"" << scenario << "\" (leafspine, incast or validate)");
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
-    ConfigureTcp();
 
     bool incast = scenario == "incast";
     if (scenario != "leafspine")

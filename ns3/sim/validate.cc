@@ -2,6 +2,7 @@
 #include "validate.h"
 
 #include "host-delay.h"
+#include "packet-trace.h"
 #include "rule.h"
 
 #include "ns3/core-module.h"
@@ -245,6 +246,17 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         NS_ABORT_MSG_UNLESS(queue && cwnd, "cannot write " << a.out << ".queue/.cwnd");
         queue << "# time_us packets (bottleneck, every 10 us)\n";
         cwnd << "# time_us cwnd_segments of each long flow (every 100 us)\n";
+    }
+    if (a.traceMs > 0)
+    {
+        NS_ABORT_MSG_IF(a.out.empty(), "traceMs needs outPrefix");
+        std::vector<uint32_t> senders;
+        for (uint32_t h = 1; h <= a.senders; h++)
+        {
+            senders.push_back(h);
+        }
+        TracePackets(a.out + ".pkts", senders, fabric, Seconds(a.warmup),
+                     Seconds(a.warmup) + MicroSeconds(a.traceMs * 1000));
     }
     Simulator::Schedule(Seconds(0), &SampleSeries, &queue, &cwnd, bottleneck, &longFlows,
                         Seconds(a.duration));

@@ -28,6 +28,7 @@ struct ValidateArgs
     double probeEvery = 0.005;  /* s */
     double joinAt = 0;          /* > 0: the last sender starts then, the others alone before */
     std::string out;            /* PREFIX for .queue .cwnd .fct .hist; empty: none */
+    double traceMs = 0;         /* > 0: PREFIX.pkts, every packet of this many ms from warmup */
     std::string scheme;
     std::string ruleText;
 };

@@ -12,6 +12,13 @@
 # shaper (tbf) out, netem alone on their egress: the bottleneck is the switch port either way,
 # so this asks whether the hosts' own shapers shape the bursts the bottleneck sees. SS_LOG=1 also keeps each sender's whole `ss -tin`
 # line at every cwnd sample (ss.txt: DCTCP's alpha, delivered_ce, notsent, the *_limited times).
+# PCAP_MS=N captures N ms of virtual time from WARMUP with tcpdump (headers only, ns stamps):
+# every sender's eth0 (its data as its NIC sends it, the ACKs as they reach it: sN.pcap) and the
+# bottleneck's port (sw.pcap), for ns3/pcap_dynamics.py. With HOST_NIC=0 a sender's data leaves
+# exactly its netem delay after its TCP emitted it (the bench kernel has no act_mirred to copy
+# packets ahead of the qdisc). ACK_DELAY=1 (a diagnosis) moves each sender's delay onto its ACKs
+# (the switch's port toward it) and leaves its egress without netem or NIC: the same RTTs, and
+# its eth0 shows what its TCP emits, when.
 #
 #   s1..sN, p (probe) --- sw ==out==> r (receiver)
 #
@@ -34,6 +41,7 @@ SAMPLE_US=${SAMPLE_US:-1}
 CWND_MS=${CWND_MS:-1}
 SS_LOG=${SS_LOG:-0}
 HOST_NIC=${HOST_NIC:-1}
+ACK_DELAY=${ACK_DELAY:-0}
 WARMUP=${WARMUP:-0.2}
 OUT=$ECNSHARP_OUT
 fail() {
@@ -48,6 +56,7 @@ case $SENDERS in
 *) fail "SENDERS must be 2 or 4" ;;
 esac
 JOIN=${JOIN:-0}
+PCAP_MS=${PCAP_MS:-0}
 PROP_US=20 # two 10 us links each way, carried by the sending host's netem
 now() { date +%s.%N; } # the virtual clock, to the ns (/proc/uptime counts 10 ms)
 at() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.6f", (d > 0 ? d : 0) }'; }
@@ -72,6 +81,12 @@ host() {
 		echo "4096 131072 4194304" >/proc/sys/net/ipv4/tcp_rmem' || return 1
 	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null 2>&1 ||
 		echo "linux-guest: $1: could not turn TSO/GSO off"
+	if [ "$ACK_DELAY" = 1 ] && [ "$1" != r ] && [ "$1" != p ]; then
+		# The sender's delay on its ACKs instead (sw's port toward it), nothing on its egress:
+		# its eth0 then shows the instants its TCP emits.
+		tc -n sw qdisc add dev "$2" root netem delay "$4us" limit 100000
+		return
+	fi
 	tc -n "$1" qdisc add dev eth0 root handle 1: netem delay "$4us" limit 100000 || return 1
 	[ "$HOST_NIC" = 0 ] ||
 		tc -n "$1" qdisc add dev eth0 parent 1:1 handle 2: tbf rate 10gbit burst 3750 latency 1ms ||
@@ -140,6 +155,19 @@ done
 sleep "$(at "$WARMUP" "$(at "$(now)" "$t0")")"
 tc -n sw -s -j qdisc show dev out >"$OUT/qdisc0.json"
 echo "window $(at "$(now)" "$t0")" >>"$OUT/times.txt"
+if [ "$PCAP_MS" != 0 ]; then
+	command -v tcpdump >/dev/null || fail "PCAP_MS needs tcpdump"
+	dumps=
+	# dump NS DEV FILE
+	dump() {
+		ip netns exec "$1" tcpdump -Z root -i "$2" -s 96 -n -U --time-stamp-precision=nano \
+			-w "$OUT/$3.pcap" tcp 2>>"$OUT/tcpdump.err" &
+		dumps="$dumps $!"
+	}
+	for ns in $(seq -f 's%g' 1 "$SENDERS"); do dump "$ns" eth0 "$ns"; done
+	dump sw out sw
+	(sleep "$(awk -v m="$PCAP_MS" 'BEGIN { printf "%.3f", m / 1000 }')" && kill -INT $dumps) &
+fi
 # Probes: 20,000-byte transfers from p on new connections, Poisson with a mean gap of 5 ms.
 ip netns exec r ecnsharp-flowgen flows --servers 10.99.0.1:7000 --cdf /tmp/probe.cdf \
 	--load 0.0032 --rate-mbit 10000 --seconds "$(at "$DURATION" "$WARMUP")" --drain-seconds 0.5 \
@@ -175,6 +203,12 @@ for ns in r p $(seq -f 's%g' 1 "$SENDERS"); do
 	# The host's own egress (netem, tbf): what waited there, off the bottleneck.
 	tc -n "$ns" -s qdisc show dev eth0
 done >"$OUT/tcp.txt"
+# Where the guest's one CPU did its network work: softirqs run on the spot or deferred to
+# ksoftirqd (its schedstat: ns on CPU, ns waiting, times run), the backlog's squeezes.
+{
+	cat /proc/net/softnet_stat /proc/softirqs
+	for p in $(pgrep ksoftirqd); do echo "ksoftirqd $p $(cat "/proc/$p/schedstat" 2>/dev/null)"; done
+} >"$OUT/softirq.txt"
 echo "end $(at "$(now)" "$t0")" >>"$OUT/times.txt"
 for b in $bulks; do wait "$b" || fail "a bulk flow failed: $(cat "$OUT"/bulk*.jsonl)"; done
 wait $probes || fail "probes: $(cat "$OUT/probes.err")"
