@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The ns-3 side of the sender-model validation (docs/results/ns3/validation.md): 2 or 4
 # long-lived DCTCP senders with different base RTTs and a probe host into one 10 Gbit/s port,
-# ECN# and DCTCP-RED-Tail at the rule's thresholds, the host marker on (20 us) and off. Writes
+# ECN# and DCTCP-RED-Tail at the rule's thresholds, the host marker on (20 us) and off, the
+# senders as ns-3.37 has them and deferring as Linux's do (-defer). Writes
 # one result line per run to docs/results/ns3/validation/ns3-runs.txt, beside it each run's
 # .hist (the exact time-weighted queue distribution), .fct (probe FCTs) and .cwnd.gz (every
 # 100 us); the 10 us queue series stay in target/ns3/validate/. Then validation.md from
@@ -28,8 +29,12 @@ for senders in 2 4 2join; do
 	esac
 	for scheme in ecnsharp red_tail; do
 		for mark in 20us 0; do
-			name=$scheme-$senders-mark${mark%us}
-			echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra --hostMark=$mark --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
+			# -defer: the senders defer as Linux's TCP does (ns3/sim/tso-defer.h, round 3).
+			for defer in 0 1; do
+				name=$scheme-$senders-mark${mark%us}
+				[ $defer = 0 ] || name=$name-defer
+				echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra --hostMark=$mark --tsoDefer=$defer --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
+			done
 		done
 	done
 done

@@ -123,24 +123,29 @@ def num(v):
     return f"{v:.3f}" if abs(v) < 1 else f"{v:.1f}"
 
 
-def compare(results, ns3, linux):
-    """Each Linux run beside the ns-3 runs of the same scheme and senders, marker on and off."""
+# The ns-3 columns of a comparison: the run name's suffix after SCHEME-SENDERS-, and a heading.
+COLUMNS = [("mark20", "ns-3, host marker 20 us"), ("mark0", "ns-3, no host marker")]
+COLUMNS_DEFER = [("mark20-defer", "ns-3 deferring, host marker 20 us"),
+                 ("mark0-defer", "ns-3 deferring, no host marker")]
+
+
+def compare(results, ns3, linux, columns=COLUMNS, against="Linux"):
+    """Each Linux run beside the ns-3 runs of the same scheme and senders in `columns`."""
     if not linux:
         return "No Linux run yet (`docs/results/ns3/validation/linux-runs.txt` is absent)."
-    md = ["| scheme, senders | metric | Linux | ns-3, host marker 20 us | ns-3, no host marker | "
-          "tolerance |", "|---|---|---|---|---|---|"]
+    md = [f"| scheme, senders | metric | {against} | " + " | ".join(h for _, h in columns) +
+          " | tolerance |", "|---|---|---|" + "---|" * len(columns) + "---|"]
     within = collections.Counter()  # (join run?, column) -> comparisons within tolerance
     total = collections.Counter()
     for name, lx in linux.items():
         scheme, senders = name.split("-")[:2]  # senders: "2", "4" or "2join"
-        on = ns3.get(f"{scheme}-{senders}-mark20")
-        off = ns3.get(f"{scheme}-{senders}-mark0")
         for key, rel, floor, what in TOLERANCE:
             if key not in derived(results, name, lx):
                 continue  # a join metric of a run without a join
             want = stats.need(lx, key)
             cells = []
-            for col, r in (("on", on), ("off", off)):
+            for col, _ in columns:
+                r = ns3.get(f"{scheme}-{senders}-{col}")
                 if r is None:
                     cells.append("not run")
                     continue
@@ -150,15 +155,15 @@ def compare(results, ns3, linux):
                 total[kind, col] += 1
                 within[kind, col] += ok
                 cells.append(f"{num(got)} ({'within' if ok else 'outside'})")
-            md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | "
-                      f"{cells[0]} | {cells[1]} | {rel:.0%} or {floor:g} |")
+            md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | " +
+                      " | ".join(cells) + f" | {rel:.0%} or {floor:g} |")
     md.append("")
     for kind, what in (("several", "runs with several flows from the start"),
                        ("join", "join runs (a lone flow, then a second)")):
-        if total[kind, "on"]:
-            md.append(f"- {what}: within the tolerance in {within[kind, 'on']} of "
-                      f"{total[kind, 'on']} comparisons with the host marker, "
-                      f"{within[kind, 'off']} of {total[kind, 'off']} without it.")
+        counts = [f"{within[kind, col]} of {total[kind, col]} ({h})" for col, h in columns
+                  if total[kind, col]]
+        if counts:
+            md.append(f"- {what}: within the tolerance in " + ", ".join(counts) + ".")
     return "\n".join(md)
 
 
@@ -241,6 +246,7 @@ VARIANTS = [
     ("pcapnonic", "5 us / 10 ms, no NIC shaper, 20 ms captured"),
     ("pcapnonic-k2", "the same on a kernel whose own clock reads cost no virtual time"),
     ("softirq", "5 us / 10 ms, delays on the ACKs, nothing on the senders' egress"),
+    ("nodefer-pcap", "the same with tcp_tso_win_divisor 255"),
 ]
 
 
@@ -362,10 +368,14 @@ def main():
     fields = {
         "ns3_table": table(results, ns3),
         "compare_table": compare(results, ns3, linux),
+        "compare_nodefer": compare(
+            results, ns3, load(os.path.join(results, "validation", "linux-runs-nodefer.txt")),
+            COLUMNS, "Linux, tcp_tso_win_divisor 255"),
+        "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
         "figures": figures(results, ns3),
         "instrument": instrument(results, linux, variants, ("light", "nonic")),
         "instrument3": instrument(results, linux, variants,
-                                  ("q5", "pcapnonic", "pcapnonic-k2", "softirq")),
+                                  ("q5", "pcapnonic", "pcapnonic-k2", "softirq", "nodefer-pcap")),
         "dynamics": dynamics(results),
         "diagnosis": diagnosis(results, ns3),
         "ns3_le15": " / ".join(

@@ -225,6 +225,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hostMark",
                  "CE-mark at a host NIC backlogged beyond this (0: off; see host-delay.h)",
                  hostMark);
+    cmd.AddValue("tsoDefer", "senders defer as Linux's TCP does (see tso-defer.h)", g_tsoDefer);
     cmd.AddValue("insTarget", "ECN#, TCN: ins_target instead of the rule's", over.insTarget);
     cmd.AddValue("pstTarget", "ECN#: pst_target instead of the rule's", over.pstTarget);
     cmd.AddValue("pstInterval", "ECN#: pst_interval instead of the rule's", over.pstInterval);

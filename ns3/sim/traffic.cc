@@ -2,6 +2,7 @@
 #include "traffic.h"
 
 #include "routing.h"
+#include "tso-defer.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -19,6 +20,7 @@ namespace dc
 
 std::vector<Flow> g_flows;
 NodeContainer g_hosts;
+bool g_tsoDefer = false;
 std::vector<Ipv4Address> g_hostAddr;
 
 namespace
@@ -92,7 +94,9 @@ void
 StartFlow(size_t f)
 {
     Flow& flow = g_flows[f];
-    Ptr<Socket> s = Socket::CreateSocket(g_hosts.Get(flow.src), TcpSocketFactory::GetTypeId());
+    Ptr<Socket> s = g_tsoDefer
+                        ? CreateDeferringSocket(g_hosts.Get(flow.src))
+                        : Socket::CreateSocket(g_hosts.Get(flow.src), TcpSocketFactory::GetTypeId());
     flow.socket = s;
     flow.unsent = flow.size;
     s->Bind(InetSocketAddress(Ipv4Address::GetAny(), flow.port));

@@ -64,6 +64,8 @@ struct Flow
 
 extern std::vector<Flow> g_flows;
 extern NodeContainer g_hosts;
+/* Senders defer as Linux's TCP does (tso-defer.h); off: ns-3.37's TCP as it is. */
+extern bool g_tsoDefer;
 extern std::vector<Ipv4Address> g_hostAddr;
 
 struct Fabric

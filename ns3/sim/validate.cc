@@ -291,7 +291,8 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
     }
     std::ostringstream out;
     out << std::fixed << std::setprecision(3) << "scenario=validate scheme=" << a.scheme << " "
-        << a.ruleText << " senders=" << a.senders << " classes=" << a.classes << " rtts_us=";
+        << a.ruleText << " tso_defer=" << (g_tsoDefer ? 1 : 0) << " senders=" << a.senders
+        << " classes=" << a.classes << " rtts_us=";
     for (uint32_t i = 0; i < a.senders; i++)
     {
         out << (i ? "," : "") << rtts[classes[i]].GetNanoSeconds() / 1000.0;

@@ -18,7 +18,10 @@
 # exactly its netem delay after its TCP emitted it (the bench kernel has no act_mirred to copy
 # packets ahead of the qdisc). ACK_DELAY=1 (a diagnosis) moves each sender's delay onto its ACKs
 # (the switch's port toward it) and leaves its egress without netem or NIC: the same RTTs, and
-# its eth0 shows what its TCP emits, when.
+# its eth0 shows what its TCP emits, when. TSO_WIN_DIVISOR=N sets every host's
+# net.ipv4.tcp_tso_win_divisor (Linux's default 3: TCP, whose skbs hold several segments even with
+# the device's GSO off, defers sending until a third of cwnd can go at once unless the next ACK is
+# far; 255 sends whenever one segment may go, as ns-3's TCP does).
 #
 #   s1..sN, p (probe) --- sw ==out==> r (receiver)
 #
@@ -42,6 +45,7 @@ CWND_MS=${CWND_MS:-1}
 SS_LOG=${SS_LOG:-0}
 HOST_NIC=${HOST_NIC:-1}
 ACK_DELAY=${ACK_DELAY:-0}
+TSO_WIN_DIVISOR=${TSO_WIN_DIVISOR:-}
 WARMUP=${WARMUP:-0.2}
 OUT=$ECNSHARP_OUT
 fail() {
@@ -79,6 +83,9 @@ host() {
 		echo 1 >/proc/sys/net/ipv4/tcp_ecn && echo 0 >/proc/sys/net/ipv4/tcp_ecn_fallback &&
 		echo "4096 131072 4194304" >/proc/sys/net/ipv4/tcp_wmem &&
 		echo "4096 131072 4194304" >/proc/sys/net/ipv4/tcp_rmem' || return 1
+	[ -z "$TSO_WIN_DIVISOR" ] ||
+		ip netns exec "$1" sh -c "echo $TSO_WIN_DIVISOR >/proc/sys/net/ipv4/tcp_tso_win_divisor" ||
+		return 1
 	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null 2>&1 ||
 		echo "linux-guest: $1: could not turn TSO/GSO off"
 	if [ "$ACK_DELAY" = 1 ] && [ "$1" != r ] && [ "$1" != p ]; then

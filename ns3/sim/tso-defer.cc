@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include "tso-defer.h"
+
+#include "ns3/abort.h"
+#include "ns3/rtt-estimator.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-dctcp.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-prr-recovery.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-tx-buffer.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ns3
+{
+namespace dc
+{
+
+namespace
+{
+
+/* What Linux compares the room with (tcp_tso_autosize: the 64 KB GSO limit in segments of the
+ * scenario's MSS) and its tcp_tso_win_divisor. */
+const uint32_t kMaxSegs = 65536 / 1400;
+const uint32_t kWinDivisor = 3;
+
+class DeferringSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::EcnSharpDeferringSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<DeferringSocket>();
+        return tid;
+    }
+
+    /* After construction: the trace source is found by the object's own TypeId. */
+    void Watch()
+    {
+        bool ok = TraceConnectWithoutContext("Tx", MakeCallback(&DeferringSocket::Sent, this));
+        NS_ABORT_MSG_UNLESS(ok, "DeferringSocket: no Tx trace");
+    }
+
+  protected:
+    uint32_t AvailableWindow() const override
+    {
+        uint32_t room = TcpSocketBase::AvailableWindow();
+        Time now = Simulator::Now();
+        /* Linux decides once per skb and then sends the room at once: every call at the same
+         * instant (one SendPendingData loop) keeps the decision. */
+        if (now == m_decidedAt)
+        {
+            return m_deferring ? 0 : room;
+        }
+        m_decidedAt = now;
+        m_deferring = room > 0 && Defer(room, now);
+        return m_deferring ? 0 : room;
+    }
+
+  private:
+    bool Defer(uint32_t room, Time now) const
+    {
+        uint32_t mss = m_tcb->m_segmentSize;
+        /* Linux defers while cwnd is reduced (CWR) as well; here not. With sends deferred during
+         * a reduction, ns-3.37's PRR, which sets cwnd to the bytes in flight plus its quota on
+         * every ACK and leaves it there at the end (Linux ends at ssthresh), and its DCTCP,
+         * whose ssthresh has no floor (Linux: 2 segments), drove cwnd to 3 segments and less
+         * (validation.md, round 3). */
+        if (m_tcb->m_congState >= TcpSocketState::CA_CWR)
+        {
+            return false;
+        }
+        /* Only a buffer of several segments is deferred, and only after a recent send. */
+        if (m_txBuffer->SizeFromSequence(m_tcb->m_nextTxSequence) <= mss ||
+            now - m_lastSent > MilliSeconds(1))
+        {
+            return false;
+        }
+        uint32_t window = std::min(Window(), m_tcb->m_cWnd.Get());
+        if (room >= kMaxSegs * mss || room >= window / kWinDivisor)
+        {
+            return false;
+        }
+        /* The oldest unacknowledged segment's ACK: due within min(srtt / 2, 1 ms)? */
+        SequenceNumber32 head = m_txBuffer->HeadSequence();
+        auto it = m_sentAt.lower_bound(head.GetValue());
+        if (it == m_sentAt.end())
+        {
+            return false;
+        }
+        Time srtt = m_rtt->GetEstimate();
+        Time dueIn = it->second + srtt - now;
+        return dueIn <= std::min(srtt / 2, MilliSeconds(1));
+    }
+
+    void Sent(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (p->GetSize() == 0)
+        {
+            return;
+        }
+        m_lastSent = Simulator::Now();
+        m_sentAt[h.GetSequenceNumber().GetValue()] = m_lastSent;
+        /* Forget what has been acknowledged (sequence numbers of one long-lived flow do not
+         * wrap within a run of seconds at 10 Gbit/s: 4 GB is 3.4 s). */
+        uint32_t head = m_txBuffer->HeadSequence().GetValue();
+        m_sentAt.erase(m_sentAt.begin(), m_sentAt.lower_bound(head));
+    }
+
+    std::map<uint32_t, Time> m_sentAt; /* each segment's last transmission */
+    Time m_lastSent;
+    mutable Time m_decidedAt{Time::Max()};
+    mutable bool m_deferring = false;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(DeferringSocket);
+
+} // namespace
+
+Ptr<Socket>
+CreateDeferringSocket(Ptr<Node> node)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    Ptr<DeferringSocket> s = CreateObject<DeferringSocket>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(CreateObject<RttMeanDeviation>());
+    s->SetCongestionControlAlgorithm(CreateObject<TcpDctcp>());
+    s->SetRecoveryAlgorithm(CreateObject<TcpPrrRecovery>());
+    tcp->AddSocket(s);
+    s->Watch();
+    return s;
+}
+
+} // namespace dc
+} // namespace ns3

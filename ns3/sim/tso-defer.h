@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ECNSHARP_NS3_TSO_DEFER_H
+#define ECNSHARP_NS3_TSO_DEFER_H
+
+#include "ns3/node.h"
+#include "ns3/socket.h"
+
+namespace ns3
+{
+namespace dc
+{
+
+/* A DCTCP sender socket that defers sending as Linux's TCP does (tcp_tso_should_defer in
+ * net/ipv4/tcp_output.c, 6.12): TCP's buffers hold several segments even when the device has no
+ * offloads, and with room for fewer than a third of cwnd (tcp_tso_win_divisor 3) it waits for
+ * more ACKs unless the next one is due later than min(srtt / 2, 1 ms). Its packets then leave in
+ * bursts of about cwnd / 3 (docs/results/ns3/validation.md, round 3). ns-3.37's TCP sends a
+ * segment whenever one fits. Unlike Linux, it does not defer while cwnd is being reduced
+ * (see Defer in tso-defer.cc). */
+Ptr<Socket> CreateDeferringSocket(Ptr<Node> node);
+
+} // namespace dc
+} // namespace ns3
+
+#endif
