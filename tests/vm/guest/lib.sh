@@ -226,6 +226,14 @@ pg_send() {
 	echo start >/proc/net/pktgen/pgctrl
 }
 
+# pg_spread_us: how long the last pg_send took pktgen to put its packets into the queue, in
+# microseconds (its own "Result: OK: USEC(...)" line; 0 when there is none). A guest stalled
+# mid-burst enqueues the later packets late, which shortens their sojourns by up to this much.
+pg_spread_us() {
+	sed -n 's/^Result: OK: \([0-9]*\)(.*/\1/p' /proc/net/pktgen/vq 2>/dev/null | head -n 1 |
+		awk '{ v = $1 } END { print v + 0 }'
+}
+
 # pg_clear: every pktgen stream removed from every thread, and gone. The threads remove devices
 # on their own time: adding a name still listed fails, and "start" would run it again.
 pg_clear() {
