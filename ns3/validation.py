@@ -178,9 +178,7 @@ def figures(results, runs):
         dat = os.path.join(figdir, f"validation-{senders}.queue-cdf.dat")
         blocks = []
         for name in names:
-            hist = [tuple(map(float, l.split())) for l in
-                    open(os.path.join(results, "validation", f"{name}.hist"))
-                    if not l.startswith("#")]
+            hist = read_hist(os.path.join(results, "validation", f"{name}.hist"))
             total = sum(ns for _, ns in hist)
             acc = 0.0
             rows = []
@@ -306,9 +304,14 @@ def instrument(results, linux, variants, names):
     return "\n".join(md) + "\n\n" + "\n".join(flows)
 
 
+def read_hist(path):
+    """ns-3's exact queue distribution (.hist): (packets, ns spent there) rows."""
+    return [tuple(map(int, l.split())) for l in open(path) if not l.startswith("#")]
+
+
 def hist_le(path, n):
     """The share of time ns-3's bottleneck held at most n packets (its exact .hist)."""
-    rows = [tuple(map(int, l.split())) for l in open(path) if not l.startswith("#")]
+    rows = read_hist(path)
     total = sum(ns for _, ns in rows)
     return sum(ns for q, ns in rows if q <= n) / total
 
@@ -344,7 +347,7 @@ def dynamics(results):
           "per ms | burst mean (pkts) | share of packets in bursts of 8+ | ACKs followed by 0 / "
           "1 / 2 / 3+ packets |", "|" + "---|" * 10]
     for i, line in enumerate(open(path)):
-        w = dict(kv.split("=", 1) for kv in line.split())
+        w = stats.parse_line(line, f"{path}:{i + 1}")
         md.append(f"| {w['name']} | {w['kernel']} | {w['flow']} | {w['where']} | "
                   f"{w['pkts_per_ms']} | {w['gap_p50_us']} / {w['gap_p99_us']} | "
                   f"{w['gaps10_per_ms']} | {w['burst_mean']} | {w['burst8_share']} | "

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "tso-defer.h"
 
+#include "traffic.h"
+
 #include "ns3/abort.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/simulator.h"
@@ -23,7 +25,7 @@ namespace
 
 /* What Linux compares the room with (tcp_tso_autosize: the 64 KB GSO limit in segments of the
  * scenario's MSS) and its tcp_tso_win_divisor. */
-const uint32_t kMaxSegs = 65536 / 1400;
+const uint32_t kMaxSegs = 65536 / kMss;
 const uint32_t kWinDivisor = 3;
 
 class DeferringSocket : public TcpSocketBase
