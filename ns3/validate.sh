@@ -3,7 +3,7 @@
 # The ns-3 side of the sender-model validation (docs/results/ns3/validation.md): 2 or 4
 # long-lived DCTCP senders with different base RTTs and a probe host into one 10 Gbit/s port,
 # ECN# and DCTCP-RED-Tail at the rule's thresholds, the host marker on (20 us) and off, the
-# senders as ns-3.37 has them and deferring as Linux's do (-defer). Writes
+# senders as ns-3.37 has them and deferring as Linux's do (-defer, -defer2). Writes
 # one result line per run to docs/results/ns3/validation/ns3-runs.txt, beside it each run's
 # .hist (the exact time-weighted queue distribution), .fct (probe FCTs) and .cwnd.gz (every
 # 100 us); the 10 us queue series stay in target/ns3/validate/. Then validation.md from
@@ -29,11 +29,16 @@ for senders in 2 4 2join; do
 	esac
 	for scheme in ecnsharp red_tail; do
 		for mark in 20us 0; do
-			# -defer: the senders defer as Linux's TCP does (ns3/sim/tso-defer.h, round 3).
-			for defer in 0 1; do
+			# -defer: the senders defer as Linux's TCP does outside CWR (ns3/sim/tso-defer.h,
+			# round 3); -defer2: in CWR too, with Linux's PRR (ns3/sim/linux-cwr.h, round 4).
+			for defer in 0 1 2; do
 				name=$scheme-$senders-mark${mark%us}
-				[ $defer = 0 ] || name=$name-defer
-				echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra --hostMark=$mark --tsoDefer=$defer --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
+				# -defer2 also drops at the host NIC what would wait over 1 ms (the bench's
+				# tbf `latency 1ms`): with cwnd grown only when cwnd-limited, that is what
+				# ends a lone flow's growth there.
+				limit=0
+				case $defer in 1) name=$name-defer ;; 2) name=$name-defer2 limit=1ms ;; esac
+				echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra --hostMark=$mark --hostLimit=$limit --tsoDefer=$defer --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
 			done
 		done
 	done

@@ -127,6 +127,8 @@ def num(v):
 COLUMNS = [("mark20", "ns-3, host marker 20 us"), ("mark0", "ns-3, no host marker")]
 COLUMNS_DEFER = [("mark20-defer", "ns-3 deferring, host marker 20 us"),
                  ("mark0-defer", "ns-3 deferring, no host marker")]
+COLUMNS_DEFER2 = [("mark20-defer2", "ns-3 deferring in CWR too, host marker 20 us"),
+                  ("mark0-defer2", "ns-3 deferring in CWR too, no host marker")]
 
 
 def compare(results, ns3, linux, columns=COLUMNS, against="Linux"):
@@ -375,6 +377,7 @@ def main():
             results, ns3, load(os.path.join(results, "validation", "linux-runs-nodefer.txt")),
             COLUMNS, "Linux, tcp_tso_win_divisor 255"),
         "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
+        "compare_defer2": compare(results, ns3, linux, COLUMNS_DEFER2),
         "figures": figures(results, ns3),
         "instrument": instrument(results, linux, variants, ("light", "nonic")),
         "instrument3": instrument(results, linux, variants,

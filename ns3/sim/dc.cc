@@ -200,6 +200,7 @@ main(int argc, char* argv[])
     std::string queueOut;
     /* Stands in for Linux's cwnd-limited check and TSQ, which ns-3.37's TCP lacks (host-delay.h). */
     Time hostMark = MicroSeconds(20);
+    Time hostLimit = Time(0);
     Overrides over{};
     ValidateArgs va;
 
@@ -225,7 +226,10 @@ main(int argc, char* argv[])
     cmd.AddValue("hostMark",
                  "CE-mark at a host NIC backlogged beyond this (0: off; see host-delay.h)",
                  hostMark);
-    cmd.AddValue("tsoDefer", "senders defer as Linux's TCP does (see tso-defer.h)", g_tsoDefer);
+    cmd.AddValue("hostLimit",
+                 "drop at a host NIC what would wait longer than this (0: never; host-delay.h)",
+                 hostLimit);
+    cmd.AddValue("tsoDefer", "senders defer as Linux's TCP does: 1 outside CWR, 2 in CWR too (tso-defer.h)", g_tsoDefer);
     cmd.AddValue("insTarget", "ECN#, TCN: ins_target instead of the rule's", over.insTarget);
     cmd.AddValue("pstTarget", "ECN#: pst_target instead of the rule's", over.pstTarget);
     cmd.AddValue("pstInterval", "ECN#: pst_interval instead of the rule's", over.pstInterval);
@@ -250,6 +254,7 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_UNLESS(scenario == "leafspine" || scenario == "incast" || scenario == "validate",
                         "unknown scenario \"" << scenario << "\" (leafspine, incast or validate)");
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
+    Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::DropAbove", TimeValue(hostLimit));
 
     bool incast = scenario == "incast";
     if (scenario != "leafspine")
@@ -267,6 +272,7 @@ main(int argc, char* argv[])
     std::ostringstream ruleText;
     ruleText << std::fixed << std::setprecision(3) << "variant=" << variant << " lambda=" << lambda
              << " host_mark_us=" << hostMark.GetMicroSeconds()
+             << " host_limit_us=" << hostLimit.GetMicroSeconds()
              << " rtt_mean_us=" << rttMean.GetNanoSeconds() / 1000.0
              << " rtt_p90_us=" << rttP90.GetNanoSeconds() / 1000.0 << " " << params.Describe();
 

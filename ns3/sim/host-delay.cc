@@ -22,6 +22,12 @@ HostDelayQueueDisc::GetTypeId()
                                           "delay (0: never)",
                                           TimeValue(Time(0)),
                                           MakeTimeAccessor(&HostDelayQueueDisc::m_markAbove),
+                                          MakeTimeChecker())
+                            .AddAttribute("DropAbove",
+                                          "drop packets held this long beyond their class's "
+                                          "delay (0: never)",
+                                          TimeValue(Time(0)),
+                                          MakeTimeAccessor(&HostDelayQueueDisc::m_dropAbove),
                                           MakeTimeChecker());
     return tid;
 }
@@ -99,6 +105,24 @@ HostDelayQueueDisc::Wake()
 Ptr<QueueDiscItem>
 HostDelayQueueDisc::DoDequeue()
 {
+    for (;;)
+    {
+        Time late;
+        Ptr<QueueDiscItem> item = DequeueDue(late);
+        /* A packet later than DropAbove: the NIC's queue was full when it came (tbf's
+         * `latency` in the Linux bench), dropped here rather than on arrival. */
+        if (item && m_dropAbove.IsStrictlyPositive() && late > m_dropAbove)
+        {
+            DropAfterDequeue(item, "host limit");
+            continue;
+        }
+        return item;
+    }
+}
+
+Ptr<QueueDiscItem>
+HostDelayQueueDisc::DequeueDue(Time& late)
+{
     Time now = Simulator::Now();
     Time earliest = Time::Max();
     int best = -1;
@@ -130,7 +154,8 @@ HostDelayQueueDisc::DoDequeue()
     }
     Ptr<QueueDiscItem> item = GetInternalQueue(best)->Dequeue();
     m_queued[best]--;
-    if (m_markAbove.IsStrictlyPositive() && now - earliest > m_markAbove)
+    late = now - earliest;
+    if (m_markAbove.IsStrictlyPositive() && late > m_markAbove)
     {
         Mark(item, "host");
     }

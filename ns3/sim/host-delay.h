@@ -13,6 +13,9 @@
  * host's backlog small), so a flow alone on its path would otherwise fill the host with its
  * whole send buffer and reach the switches with a window of megabytes; see
  * docs/results/ns3/README.md ("The queue").
+ *
+ * DropAbove (off by default): a packet later than that is dropped, as the Linux bench's host NIC
+ * (tbf, `latency 1ms`) drops what would wait longer (validation.md, round 4).
  */
 #ifndef ECNSHARP_SIM_HOST_DELAY_H
 #define ECNSHARP_SIM_HOST_DELAY_H
@@ -40,6 +43,8 @@ class HostDelayQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
+    /* The next packet whose class delay is over (null if none), and by how much it is over. */
+    Ptr<QueueDiscItem> DequeueDue(Time& late);
     bool CheckConfig() override;
     void InitializeParams() override {}
     void DoDispose() override;
@@ -47,6 +52,7 @@ class HostDelayQueueDisc : public QueueDisc
     uint32_t ClassOf(Ptr<const QueueDiscItem> item) const;
     EventId m_wake;
     Time m_markAbove; /* 0: never mark */
+    Time m_dropAbove; /* 0: never drop */
     std::unordered_map<uint16_t, uint8_t> m_classOfPort;
     /* Packets in each class's FIFO, so that DoDequeue, which runs at least twice for every
      * packet, peeks only at FIFOs that hold some (a Peek costs more than the whole choice). */

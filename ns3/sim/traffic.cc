@@ -20,7 +20,7 @@ namespace dc
 
 std::vector<Flow> g_flows;
 NodeContainer g_hosts;
-bool g_tsoDefer = false;
+uint32_t g_tsoDefer = 0;
 std::vector<Ipv4Address> g_hostAddr;
 
 namespace
@@ -95,7 +95,7 @@ StartFlow(size_t f)
 {
     Flow& flow = g_flows[f];
     Ptr<Socket> s = g_tsoDefer
-                        ? CreateDeferringSocket(g_hosts.Get(flow.src))
+                        ? CreateDeferringSocket(g_hosts.Get(flow.src), g_tsoDefer)
                         : Socket::CreateSocket(g_hosts.Get(flow.src), TcpSocketFactory::GetTypeId());
     flow.socket = s;
     flow.unsent = flow.size;

@@ -65,7 +65,7 @@ struct Flow
 extern std::vector<Flow> g_flows;
 extern NodeContainer g_hosts;
 /* Senders defer as Linux's TCP does (tso-defer.h); off: ns-3.37's TCP as it is. */
-extern bool g_tsoDefer;
+extern uint32_t g_tsoDefer; /* 0: ns-3.37 senders; 1, 2: tso-defer.h */
 extern std::vector<Ipv4Address> g_hostAddr;
 
 struct Fabric

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "tso-defer.h"
 
+#include "linux-cwr.h"
 #include "traffic.h"
 
 #include "ns3/abort.h"
@@ -41,8 +42,9 @@ class DeferringSocket : public TcpSocketBase
     }
 
     /* After construction: the trace source is found by the object's own TypeId. */
-    void Watch()
+    void Watch(bool inCwr)
     {
+        m_deferInCwr = inCwr;
         bool ok = TraceConnectWithoutContext("Tx", MakeCallback(&DeferringSocket::Sent, this));
         NS_ABORT_MSG_UNLESS(ok, "DeferringSocket: no Tx trace");
     }
@@ -54,25 +56,62 @@ class DeferringSocket : public TcpSocketBase
         Time now = Simulator::Now();
         /* Linux decides once per skb and then sends the room at once: every call at the same
          * instant (one SendPendingData loop) keeps the decision. */
-        if (now == m_decidedAt)
+        if (now != m_decidedAt)
         {
-            return m_deferring ? 0 : room;
+            m_decidedAt = now;
+            m_deferring = room > 0 && Defer(room, now);
         }
-        m_decidedAt = now;
-        m_deferring = room > 0 && Defer(room, now);
+        if (m_deferInCwr)
+        {
+            ValidateCwnd(room);
+        }
         return m_deferring ? 0 : room;
+    }
+
+  public:
+    /* tcp_is_cwnd_limited: cwnd limited the sender in this window, or, in slow start, cwnd is
+     * less than twice the most that was in flight. */
+    bool IsCwndLimited() const
+    {
+        if (m_isCwndLimited)
+        {
+            return true;
+        }
+        return m_tcb->m_cWnd < m_tcb->m_ssThresh && m_tcb->m_cWnd < 2 * m_maxInFlight;
+    }
+
+  private:
+    /* tcp_cwnd_validate, at each decision: limited when data waits and cwnd (not the receiver's
+     * window) leaves less than a segment or the deferral holds it. The answer holds until what
+     * was sent when it was made is acknowledged, or turns true sooner. */
+    void ValidateCwnd(uint32_t room) const
+    {
+        uint32_t cwnd = m_tcb->m_cWnd.Get();
+        uint32_t inFlight = BytesInFlight();
+        bool waiting = m_txBuffer->SizeFromSequence(m_tcb->m_nextTxSequence) > 0;
+        bool limited = waiting && cwnd <= m_rWnd.Get() &&
+                       (room < m_tcb->m_segmentSize || m_deferring);
+        if (m_txBuffer->HeadSequence() >= m_usageSeq || limited ||
+            (!m_isCwndLimited && inFlight > m_maxInFlight))
+        {
+            m_isCwndLimited = limited;
+            m_maxInFlight = inFlight;
+            m_usageSeq = m_tcb->m_highTxMark.Get();
+        }
     }
 
   private:
     bool Defer(uint32_t room, Time now) const
     {
         uint32_t mss = m_tcb->m_segmentSize;
-        /* Linux defers while cwnd is reduced (CWR) as well; here not. With sends deferred during
-         * a reduction, ns-3.37's PRR, which sets cwnd to the bytes in flight plus its quota on
-         * every ACK and leaves it there at the end (Linux ends at ssthresh), and its DCTCP,
-         * whose ssthresh has no floor (Linux: 2 segments), drove cwnd to 3 segments and less
-         * (validation.md, round 3). */
-        if (m_tcb->m_congState >= TcpSocketState::CA_CWR)
+        /* Linux defers in CWR too, never in loss recovery. Mode 1 does not defer in CWR: with
+         * sends deferred during a reduction, ns-3.37's PRR, which lets a sender send only what
+         * the last ACK delivered once in flight is below ssthresh, and its DCTCP, whose
+         * ssthresh has no floor (Linux: 2 segments), drove cwnd to 3 segments and less
+         * (validation.md, round 3). Mode 2 defers in CWR with Linux's PRR (linux-cwr.h). */
+        TcpSocketState::TcpCongState_t noDeferFrom =
+            m_deferInCwr ? TcpSocketState::CA_RECOVERY : TcpSocketState::CA_CWR;
+        if (m_tcb->m_congState >= noDeferFrom)
         {
             return false;
         }
@@ -117,6 +156,10 @@ class DeferringSocket : public TcpSocketBase
     Time m_lastSent;
     mutable Time m_decidedAt{Time::Max()};
     mutable bool m_deferring = false;
+    bool m_deferInCwr = false;
+    mutable bool m_isCwndLimited = false;
+    mutable uint32_t m_maxInFlight = 0;
+    mutable SequenceNumber32 m_usageSeq;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(DeferringSocket);
@@ -124,17 +167,27 @@ NS_OBJECT_ENSURE_REGISTERED(DeferringSocket);
 } // namespace
 
 Ptr<Socket>
-CreateDeferringSocket(Ptr<Node> node)
+CreateDeferringSocket(Ptr<Node> node, uint32_t mode)
 {
+    NS_ABORT_MSG_UNLESS(mode == 1 || mode == 2, "tsoDefer: 0, 1 or 2, not " << mode);
     Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
     Ptr<DeferringSocket> s = CreateObject<DeferringSocket>();
     s->SetNode(node);
     s->SetTcp(tcp);
     s->SetRtt(CreateObject<RttMeanDeviation>());
-    s->SetCongestionControlAlgorithm(CreateObject<TcpDctcp>());
-    s->SetRecoveryAlgorithm(CreateObject<TcpPrrRecovery>());
+    if (mode == 2)
+    {
+        DeferringSocket* raw = PeekPointer(s);
+        s->SetCongestionControlAlgorithm(CreateLinuxDctcp([raw] { return raw->IsCwndLimited(); }));
+        s->SetRecoveryAlgorithm(CreateLinuxPrr());
+    }
+    else
+    {
+        s->SetCongestionControlAlgorithm(CreateObject<TcpDctcp>());
+        s->SetRecoveryAlgorithm(CreateObject<TcpPrrRecovery>());
+    }
     tcp->AddSocket(s);
-    s->Watch();
+    s->Watch(mode == 2);
     return s;
 }
 

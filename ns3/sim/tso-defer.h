@@ -15,9 +15,10 @@ namespace dc
  * offloads, and with room for fewer than a third of cwnd (tcp_tso_win_divisor 3) it waits for
  * more ACKs unless the next one is due later than min(srtt / 2, 1 ms). Its packets then leave in
  * bursts of about cwnd / 3 (docs/results/ns3/validation.md, round 3). ns-3.37's TCP sends a
- * segment whenever one fits. Unlike Linux, it does not defer while cwnd is being reduced
- * (see Defer in tso-defer.cc). */
-Ptr<Socket> CreateDeferringSocket(Ptr<Node> node);
+ * segment whenever one fits. Mode 1 (--tsoDefer=1) does not defer while cwnd is being reduced,
+ * with ns-3.37's PRR and DCTCP; mode 2 defers then too, as Linux does, with Linux's PRR and
+ * DCTCP ssthresh floor (linux-cwr.h). */
+Ptr<Socket> CreateDeferringSocket(Ptr<Node> node, uint32_t mode);
 
 } // namespace dc
 } // namespace ns3

@@ -36,6 +36,7 @@ struct QueueWatch
     std::map<uint32_t, int64_t> nsAt; /* packets queued -> ns spent there in the window */
     std::vector<double> sojournUs;    /* every packet dequeued in the window */
     uint64_t hostMarks = 0;
+    uint64_t hostDrops = 0;
     Time joinAt;                      /* the join's 50 ms: the largest queue */
     uint32_t joinMax = 0;
 
@@ -92,6 +93,13 @@ HostMark(Ptr<const QueueDiscItem>, const char*)
 {
     Time now = Simulator::Now();
     g_watch.hostMarks += now >= g_watch.from && now < g_watch.until;
+}
+
+void
+HostDrop(Ptr<const QueueDiscItem>, const char*)
+{
+    Time now = Simulator::Now();
+    g_watch.hostDrops += now >= g_watch.from && now < g_watch.until;
 }
 
 /* Packets below which `q` of the window's time was spent (the time-weighted quantile). */
@@ -236,6 +244,8 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
     for (uint32_t h = 1; h <= a.senders; h++)
     {
         fabric.hostQueues[h]->TraceConnectWithoutContext("Mark", MakeCallback(&HostMark));
+        fabric.hostQueues[h]->TraceConnectWithoutContext("DropAfterDequeue",
+                                                         MakeCallback(&HostDrop));
     }
     static std::ofstream queue;
     static std::ofstream cwnd;
@@ -291,7 +301,7 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
     }
     std::ostringstream out;
     out << std::fixed << std::setprecision(3) << "scenario=validate scheme=" << a.scheme << " "
-        << a.ruleText << " tso_defer=" << (g_tsoDefer ? 1 : 0) << " senders=" << a.senders
+        << a.ruleText << " tso_defer=" << g_tsoDefer << " senders=" << a.senders
         << " classes=" << a.classes << " rtts_us=";
     for (uint32_t i = 0; i < a.senders; i++)
     {
@@ -318,7 +328,7 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         << " marks_ins=" << last.st.marks_by_cause[0] - first.st.marks_by_cause[0]
         << " marks_pst=" << last.st.marks_by_cause[1] - first.st.marks_by_cause[1]
         << " marks_red=" << last.st.marks_by_cause[2] - first.st.marks_by_cause[2]
-        << " host_marks=" << g_watch.hostMarks << " drops=" << last.drops - first.drops;
+        << " host_marks=" << g_watch.hostMarks << " host_drops=" << g_watch.hostDrops << " drops=" << last.drops - first.drops;
     double total = 0;
     for (uint32_t i = 0; i < a.senders; i++)
     {
