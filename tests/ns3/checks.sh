@@ -4,7 +4,9 @@
 # loudly (a configuration the core rejects aborts with the core's message and a non-zero exit,
 # so do an unknown scheme and scenario), the statistics pass their selftest, and the RTT spread
 # the rule rests on is really simulated (each host-delay class adds its delay twice, SYN and
-# data, to a one-packet flow's FCT). Prints TAP lines and "ns3-checks: N passed, N failed".
+# data, to a one-packet flow's FCT), the Linux-like sender (--tsoDefer=2) keeps a lone flow's
+# cwnd bounded and the link full, and the host limit drops (and counts) only when set. Prints TAP
+# lines and "ns3-checks: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DC=target/ns3/ecnsharp-dc
@@ -67,6 +69,49 @@ if "$DC" --scenario=incast --scheme=ecnsharp --cdf=ns3/workloads/data-mining.cdf
 else
 	bad "the delay-class run failed: $(head -c 300 "$tmp/err")"
 fi
+
+refused "an unknown sender model" "tsoDefer: 0, 1 or 2, not 3" --scenario=validate --tsoDefer=3 \
+	--duration=0.01 --warmup=0
+
+# The Linux-like sender (validation.md, round 4), a flow alone with its NIC as its bottleneck:
+# cwnd grows only while cwnd-limited, so it stays below twice the 4 MB receive window in
+# segments (tcp_is_cwnd_limited's slow-start bound; ns-3.37's own grows to about 90,000 here);
+# Linux's PRR keeps the link full once the second flow joins.
+if "$DC" --scenario=validate --scheme=ecnsharp --senders=2 --classes=4,0 --joinAt=0.3 \
+	--hostMark=0 --hostLimit=1ms --tsoDefer=2 --duration=0.6 --warmup=0.1 \
+	--outPrefix="$tmp/lone" >"$tmp/lone.txt" 2>"$tmp/err"; then
+	cwnd_max=$(awk '!/^#/ && $2 > m { m = $2 } END { print m + 0 }' "$tmp/lone.cwnd")
+	goodput=$(grep -o 'goodput_gbps=[0-9.]*' "$tmp/lone.txt" | cut -d= -f2)
+	limit=$(((4 << 20) * 2 / 1400))
+	if [ "$cwnd_max" -gt 0 ] && [ "$cwnd_max" -le "$limit" ]; then
+		ok "Linux-like sender: a lone flow's largest cwnd $cwnd_max <= $limit segments"
+	else
+		bad "Linux-like sender: a lone flow's largest cwnd $cwnd_max, want 1..$limit"
+	fi
+	if awk -v g="${goodput:-0}" 'BEGIN { exit !(g >= 9.0) }'; then
+		ok "Linux-like sender: goodput $goodput Gbit/s >= 9.0"
+	else
+		bad "Linux-like sender: goodput ${goodput:-missing} Gbit/s < 9.0"
+	fi
+else
+	bad "the Linux-like sender's run failed: $(head -c 300 "$tmp/err")"
+fi
+
+# --hostLimit: ns-3.37's sender alone fills its host's queue in slow start; what is over 1 ms late
+# is dropped there and counted, and nothing is without the limit.
+for limit in 1ms 0; do
+	if "$DC" --scenario=validate --scheme=ecnsharp --senders=2 --classes=4,0 --joinAt=0.06 \
+		--duration=0.11 --warmup=0.005 --hostMark=0 --hostLimit=$limit >"$tmp/limit.txt" \
+		2>"$tmp/err"; then
+		drops=$(grep -o 'host_drops=[0-9]*' "$tmp/limit.txt" | cut -d= -f2)
+		case $limit,${drops:-missing} in
+		1ms,[1-9]* | 0,0) ok "host limit $limit: $drops host drops" ;;
+		*) bad "host limit $limit: host drops ${drops:-missing}" ;;
+		esac
+	else
+		bad "the host-limit run ($limit) failed: $(head -c 300 "$tmp/err")"
+	fi
+done
 
 echo "ns3-checks: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
