@@ -17,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ss_summary  # noqa: E402
 import stats  # noqa: E402
+import testbed_compare  # noqa: E402
 
 NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail"}
 # The tolerance of the comparison, stated before any Linux run (validation.md, "Agreement").
@@ -378,6 +379,12 @@ def main():
             COLUMNS, "Linux, tcp_tso_win_divisor 255"),
         "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
         "compare_defer2": compare(results, ns3, linux, COLUMNS_DEFER2),
+        "testbed": testbed_compare.section(
+            results, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        "testbed_tolerance": "; ".join(f"{what} within {rel:.0%} of Linux's"
+                                       for _, _, rel, what in testbed_compare.TOLERANCE) +
+        f"; each ECN# / DCTCP-RED-Tail ratio within {testbed_compare.RATIO_TOLERANCE:g} of "
+        "Linux's",
         "figures": figures(results, ns3),
         "instrument": instrument(results, linux, variants, ("light", "nonic")),
         "instrument3": instrument(results, linux, variants,

@@ -13,12 +13,15 @@
  *                         bottleneck queue (Figures 10, 11).
  *   --scenario=validate   2-4 long-lived DCTCP senders into one port, for the comparison with
  *                         the Linux stack (ns3/sim/validate.cc, docs/results/ns3/validation.md).
+ *   --scenario=testbed    the User-Mode Linux testbed's flows scenario: 7 senders, 1 receiver,
+ *                         its RTT classes; FCT statistics (ns3/sim/testbed.h).
  *
  * Prints one line of key=value results (what ns3/run.sh and ns3/full.sh read); --detailOut
  * writes every flow, port and queue sample the statistics of ns3/stats.py resample.
  */
 #include "host-delay.h"
 #include "rule.h"
+#include "testbed.h"
 #include "traffic.h"
 #include "validate.h"
 
@@ -41,7 +44,6 @@ using namespace ns3::dc;
 namespace
 {
 
-const uint64_t kShortBytes = 100'000;     /* short flows: below (paper 5.1) */
 const uint64_t kLargeBytes = 10'000'000;  /* large flows: above */
 const Time kSampleEvery = MicroSeconds(10); /* the authors' queue sampling */
 
@@ -251,8 +253,10 @@ main(int argc, char* argv[])
      * (--ns3::TcpSocket::DelAckCount=2); the headline runs never do. */
     ConfigureTcp();
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_UNLESS(scenario == "leafspine" || scenario == "incast" || scenario == "validate",
-                        "unknown scenario \"" << scenario << "\" (leafspine, incast or validate)");
+    NS_ABORT_MSG_UNLESS(scenario == "leafspine" || scenario == "incast" || scenario == "validate" ||
+                            scenario == "testbed",
+                        "unknown scenario \"" << scenario
+                                               << "\" (leafspine, incast, validate or testbed)");
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::DropAbove", TimeValue(hostLimit));
 
@@ -267,6 +271,16 @@ main(int argc, char* argv[])
     std::vector<Time> rtts = BaseRtts(spines ? 4 : 2, kLinkBps, LinkDelay());
     Time rttMean = MeanOf(rtts);
     Time rttP90 = PercentileOf(rtts, 0.9);
+    bool testbed = scenario == "testbed";
+    if (testbed)
+    {
+        /* 7 senders and the receiver; the testbed's RTT classes and its weighted statistics. */
+        hostsPerLeaf = 8;
+        HostDelayQueueDisc::SetDelays(
+            TestbedDelays(rtts.front(), HostDelayQueueDisc::Delays().front()));
+        rttMean = TestbedRttMean();
+        rttP90 = TestbedRttP90();
+    }
     SchemeParams params = RuleFor(scheme, lambda, rttMean, rttP90, kLinkBps, over);
     ApplyDefaults(params, limit);
     std::ostringstream ruleText;
@@ -289,7 +303,15 @@ main(int argc, char* argv[])
     uint32_t nHosts = g_hosts.GetN();
     Time queryAt = Seconds(launch);
     Time window = Seconds(launch); /* the arrival window the queue means cover */
-    if (!incast)
+    if (testbed)
+    {
+        window = TestbedArrivals(cdf, hostsPerLeaf - 1, load, shortFlows, seed);
+        if (end <= 0)
+        {
+            end = window.GetSeconds() + 3; /* the testbed's FLOW_DRAIN_S */
+        }
+    }
+    else if (!incast)
     {
         window = LeafSpineArrivals(cdf, leaves, hostsPerLeaf, spines, load, launch, shortFlows,
                                    seed);

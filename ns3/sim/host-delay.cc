@@ -37,12 +37,28 @@ HostDelayQueueDisc::HostDelayQueueDisc()
 {
 }
 
+namespace
+{
+std::vector<Time>&
+DelayClasses()
+{
+    static std::vector<Time> delays = {MicroSeconds(1), MicroSeconds(20), MicroSeconds(50),
+                                       MicroSeconds(80), MicroSeconds(160)};
+    return delays;
+}
+} // namespace
+
 const std::vector<Time>&
 HostDelayQueueDisc::Delays()
 {
-    static const std::vector<Time> delays = {MicroSeconds(1), MicroSeconds(20), MicroSeconds(50),
-                                             MicroSeconds(80), MicroSeconds(160)};
-    return delays;
+    return DelayClasses();
+}
+
+void
+HostDelayQueueDisc::SetDelays(std::vector<Time> delays)
+{
+    NS_ABORT_MSG_IF(delays.empty() || delays.size() > 255, "host delays: 1 to 255 classes");
+    DelayClasses() = std::move(delays);
 }
 
 void

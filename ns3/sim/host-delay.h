@@ -37,6 +37,8 @@ class HostDelayQueueDisc : public QueueDisc
     HostDelayQueueDisc();
     /* The extra delay of each class. */
     static const std::vector<Time>& Delays();
+    /* Other classes (--scenario=testbed), before any host queue is built. */
+    static void SetDelays(std::vector<Time> delays);
     /* Packets of the flow with this TCP/UDP source port wait in class `cls` (others in 0). */
     void SetPortClass(uint16_t port, uint32_t cls);
 

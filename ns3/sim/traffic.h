@@ -28,6 +28,7 @@ namespace dc
 const uint64_t kLinkBps = 10'000'000'000ULL;
 const uint32_t kMss = 1400;
 const uint16_t kSinkPort = 5000;
+const uint64_t kShortBytes = 100'000; /* short flows: below (paper 5.1) */
 inline Time
 LinkDelay()
 {
@@ -64,8 +65,8 @@ struct Flow
 
 extern std::vector<Flow> g_flows;
 extern NodeContainer g_hosts;
-/* Senders defer as Linux's TCP does (tso-defer.h); off: ns-3.37's TCP as it is. */
-extern uint32_t g_tsoDefer; /* 0: ns-3.37 senders; 1, 2: tso-defer.h */
+/* 0: ns-3.37's TCP as it is; 1, 2: senders that defer as Linux's TCP does (tso-defer.h). */
+extern uint32_t g_tsoDefer;
 extern std::vector<Ipv4Address> g_hostAddr;
 
 struct Fabric

@@ -5,7 +5,8 @@
 # so do an unknown scheme and scenario), the statistics pass their selftest, and the RTT spread
 # the rule rests on is really simulated (each host-delay class adds its delay twice, SYN and
 # data, to a one-packet flow's FCT), the Linux-like sender (--tsoDefer=2) keeps a lone flow's
-# cwnd bounded and the link full, and the host limit drops (and counts) only when set. Prints TAP
+# cwnd bounded and the link full, the host limit drops (and counts) only when set, and the
+# testbed scenario's RTT classes are simulated. Prints TAP
 # lines and "ns3-checks: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -112,6 +113,32 @@ for limit in 1ms 0; do
 		bad "the host-limit run ($limit) failed: $(head -c 300 "$tmp/err")"
 	fi
 done
+
+# --scenario=testbed: the UML testbed's RTT classes (70, 75, 80, 120, 200, 210 us) are what its
+# flows see: each class adds twice its RTT's difference from 70 us to a one-packet flow's FCT.
+if "$DC" --scenario=testbed --scheme=ecnsharp --cdf=ns3/workloads/data-mining.cdf --load=0.3 \
+	--shortFlows=400 --seed=1 --limit=1000 --lambda=1 --detailOut="$tmp/testbed" >/dev/null \
+	2>"$tmp/err"; then
+	# shellcheck disable=SC2016
+	verdict=$(awk 'BEGIN { split("70 75 80 120 200 210", r, " ") }
+		$1 == "f" && $2 <= 1460 && $4 > 0 { if (!($5 in m) || $4 < m[$5]) m[$5] = $4 }
+		END {
+			for (c = 1; c <= 6; c++) {
+				if (!(c in m)) { print "class " c " has no one-packet flow"; exit }
+				want = m[1] + 2 * (r[c] - r[1])
+				if (m[c] < want - 0.5 || m[c] > want + 0.5) {
+					printf "class %d: fastest FCT %.3f us, want %.3f\n", c, m[c], want; exit }
+				s = s sprintf(" %.1f", m[c])
+			}
+			print "ok" s
+		}' "$tmp/testbed")
+	case $verdict in
+	ok*) ok "testbed RTT classes add 2 x 0/5/10/50/130/140 us: fastest FCTs${verdict#ok} us" ;;
+	*) bad "testbed RTT classes: $verdict" ;;
+	esac
+else
+	bad "the testbed run failed: $(head -c 300 "$tmp/err")"
+fi
 
 echo "ns3-checks: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
