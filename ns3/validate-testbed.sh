@@ -7,11 +7,12 @@
 # 1-3, 700 short flows per seed as the testbed. Each run's line goes to
 # docs/results/ns3/validation/testbed-runs.txt, its flows to validation/testbed/NAME.txt.gz;
 # then validation.md (ns3/validation.py).
-#   NS3_JOBS=2  NS3_SEEDS="1 2 3"
+#   NS3_JOBS=2  NS3_SEEDS="1 2 3"  NS3_TESTBED_LOADS="0.5 0.9"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${NS3_JOBS:-2}
 SEEDS=${NS3_SEEDS:-1 2 3}
+LOADS=${NS3_TESTBED_LOADS:-0.5 0.9}
 OUT=docs/results/ns3/validation
 TMP=target/ns3/validate-testbed
 nice -n 10 make -s -C ns3 -j2
@@ -25,7 +26,7 @@ MODELS="stock:--tsoDefer=0,--hostMark=20us stock-nomark:--tsoDefer=0,--hostMark=
 jobs=$TMP/jobs.txt
 : >"$jobs"
 for seed in $SEEDS; do
-	for load in 0.5 0.9; do
+	for load in $LOADS; do
 		for m in $MODELS; do
 			for scheme in ecnsharp red_tail; do
 				echo "${m%%:*}-$scheme-$load-$seed $COMMON --scheme=$scheme --load=$load --seed=$seed ${m#*:}" | tr ',' ' ' >>"$jobs"
