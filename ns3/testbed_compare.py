@@ -64,8 +64,7 @@ def ns3_flows(results):
         return flows, runs
     for n, line in enumerate(open(path), 1):
         r = stats.parse_line(line, f"{path}:{n}")
-        model, rest = r["name"].rsplit("-", 3)[0], r["name"].rsplit("-", 3)[1:]
-        scheme, load, seed = rest
+        model, scheme, load, seed = r["name"].rsplit("-", 3)
         d = stats.load_detail(os.path.join(results, "validation", "testbed", f"{r['name']}.txt.gz"))
         flows[model, scheme, load][seed] = [(s, f) for s, f, q, _ in d["flows"] if not q]
         runs[model, scheme, load].append(r)

@@ -231,7 +231,9 @@ main(int argc, char* argv[])
     cmd.AddValue("hostLimit",
                  "drop at a host NIC what would wait longer than this (0: never; host-delay.h)",
                  hostLimit);
-    cmd.AddValue("tsoDefer", "senders defer as Linux's TCP does: 1 outside CWR, 2 in CWR too (tso-defer.h)", g_tsoDefer);
+    cmd.AddValue("tsoDefer",
+                 "senders defer as Linux's TCP does: 1 outside CWR, 2 in CWR too (tso-defer.h)",
+                 g_tsoDefer);
     cmd.AddValue("insTarget", "ECN#, TCN: ins_target instead of the rule's", over.insTarget);
     cmd.AddValue("pstTarget", "ECN#: pst_target instead of the rule's", over.pstTarget);
     cmd.AddValue("pstInterval", "ECN#: pst_interval instead of the rule's", over.pstInterval);
@@ -257,6 +259,7 @@ main(int argc, char* argv[])
                             scenario == "testbed",
                         "unknown scenario \"" << scenario
                                                << "\" (leafspine, incast, validate or testbed)");
+    NS_ABORT_MSG_UNLESS(g_tsoDefer <= 2, "tsoDefer: 0, 1 or 2, not " << g_tsoDefer);
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::DropAbove", TimeValue(hostLimit));
 

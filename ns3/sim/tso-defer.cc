@@ -100,7 +100,6 @@ class DeferringSocket : public TcpSocketBase
         }
     }
 
-  private:
     bool Defer(uint32_t room, Time now) const
     {
         uint32_t mss = m_tcb->m_segmentSize;

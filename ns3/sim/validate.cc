@@ -78,11 +78,17 @@ PreJoinCwnd(size_t f)
     g_preJoinSamples++;
 }
 
+bool
+InWindow()
+{
+    Time now = Simulator::Now();
+    return now >= g_watch.from && now < g_watch.until;
+}
+
 void
 Sojourn(Time t)
 {
-    Time now = Simulator::Now();
-    if (now >= g_watch.from && now < g_watch.until)
+    if (InWindow())
     {
         g_watch.sojournUs.push_back(t.GetNanoSeconds() / 1000.0);
     }
@@ -91,15 +97,13 @@ Sojourn(Time t)
 void
 HostMark(Ptr<const QueueDiscItem>, const char*)
 {
-    Time now = Simulator::Now();
-    g_watch.hostMarks += now >= g_watch.from && now < g_watch.until;
+    g_watch.hostMarks += InWindow();
 }
 
 void
 HostDrop(Ptr<const QueueDiscItem>, const char*)
 {
-    Time now = Simulator::Now();
-    g_watch.hostDrops += now >= g_watch.from && now < g_watch.until;
+    g_watch.hostDrops += InWindow();
 }
 
 /* Packets below which `q` of the window's time was spent (the time-weighted quantile). */
@@ -328,7 +332,8 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         << " marks_ins=" << last.st.marks_by_cause[0] - first.st.marks_by_cause[0]
         << " marks_pst=" << last.st.marks_by_cause[1] - first.st.marks_by_cause[1]
         << " marks_red=" << last.st.marks_by_cause[2] - first.st.marks_by_cause[2]
-        << " host_marks=" << g_watch.hostMarks << " host_drops=" << g_watch.hostDrops << " drops=" << last.drops - first.drops;
+        << " host_marks=" << g_watch.hostMarks << " host_drops=" << g_watch.hostDrops
+        << " drops=" << last.drops - first.drops;
     double total = 0;
     for (uint32_t i = 0; i < a.senders; i++)
     {
