@@ -23,7 +23,8 @@ LOADS = ("0.5", "0.9")
 SCHEMES = ("ecnsharp", "red_tail")
 NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail"}
 MODELS = [("stock", "stock, marker 20 us"), ("stock-nomark", "stock, no marker"),
-          ("linux", "Linux-like, no marker, 1 ms limit"), ("linux-mark", "Linux-like, marker 20 us")]
+          ("linux", "Linux-like, no marker, 1 ms limit"), ("linux-mark", "Linux-like, marker 20 us"),
+          ("linux-tsq", "Linux-like, TSQ, no marker")]
 # The tolerance, written before any run of this comparison: key, statistic, relative, what.
 TOLERANCE = [("short_mean", stats.mean, 0.15, "short-flow FCT mean"),
              ("short_p99", stats.p99, 0.25, "short-flow FCT p99"),

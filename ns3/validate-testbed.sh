@@ -22,7 +22,7 @@ mkdir -p "$OUT/testbed" "$TMP"
 # Linux's 200 ms minimum RTO.
 COMMON="--scenario=testbed --cdf=ns3/workloads/web-search.cdf --shortFlows=700 --limit=1000 --lambda=1 --pstTarget=85us --ns3::TcpSocketBase::MinRto=200ms"
 # The models: NAME:ARGS (the ns-3 results' model first).
-MODELS="stock:--tsoDefer=0,--hostMark=20us stock-nomark:--tsoDefer=0,--hostMark=0 linux:--tsoDefer=2,--hostMark=0,--hostLimit=1ms linux-mark:--tsoDefer=2,--hostMark=20us"
+MODELS="stock:--tsoDefer=0,--hostMark=20us stock-nomark:--tsoDefer=0,--hostMark=0 linux:--tsoDefer=2,--hostMark=0,--hostLimit=1ms linux-mark:--tsoDefer=2,--hostMark=20us linux-tsq:--tsoDefer=2,--hostMark=0,--tsq=1"
 jobs=$TMP/jobs.txt
 : >"$jobs"
 for seed in $SEEDS; do

@@ -234,6 +234,10 @@ main(int argc, char* argv[])
     cmd.AddValue("tsoDefer",
                  "senders defer as Linux's TCP does: 1 outside CWR, 2 in CWR too (tso-defer.h)",
                  g_tsoDefer);
+    cmd.AddValue("tsq", "TCP small queues in the deferring senders (tsoDefer=2; tso-defer.h)",
+                 g_tsq);
+    cmd.AddValue("tsq", "TCP small queues in the deferring senders (tsoDefer=2; tso-defer.h)",
+                 g_tsq);
     cmd.AddValue("insTarget", "ECN#, TCN: ins_target instead of the rule's", over.insTarget);
     cmd.AddValue("pstTarget", "ECN#: pst_target instead of the rule's", over.pstTarget);
     cmd.AddValue("pstInterval", "ECN#: pst_interval instead of the rule's", over.pstInterval);
@@ -260,6 +264,8 @@ main(int argc, char* argv[])
                         "unknown scenario \"" << scenario
                                                << "\" (leafspine, incast, validate or testbed)");
     NS_ABORT_MSG_UNLESS(g_tsoDefer <= 2, "tsoDefer: 0, 1 or 2, not " << g_tsoDefer);
+    NS_ABORT_MSG_IF(g_tsq && g_tsoDefer != 2, "tsq: with tsoDefer=2 only");
+    NS_ABORT_MSG_IF(g_tsq && g_tsoDefer != 2, "tsq: with tsoDefer=2 only");
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::MarkAbove", TimeValue(hostMark));
     Config::SetDefault("ns3::EcnSharpHostDelayQueueDisc::DropAbove", TimeValue(hostLimit));
 
@@ -289,7 +295,7 @@ main(int argc, char* argv[])
     std::ostringstream ruleText;
     ruleText << std::fixed << std::setprecision(3) << "variant=" << variant << " lambda=" << lambda
              << " host_mark_us=" << hostMark.GetMicroSeconds()
-             << " host_limit_us=" << hostLimit.GetMicroSeconds()
+             << " host_limit_us=" << hostLimit.GetMicroSeconds() << " tsq=" << g_tsq
              << " rtt_mean_us=" << rttMean.GetNanoSeconds() / 1000.0
              << " rtt_p90_us=" << rttP90.GetNanoSeconds() / 1000.0 << " " << params.Describe();
 

@@ -68,16 +68,36 @@ HostDelayQueueDisc::SetPortClass(uint16_t port, uint32_t cls)
     m_classOfPort[port] = static_cast<uint8_t>(cls);
 }
 
+void
+HostDelayQueueDisc::WatchPort(uint16_t port, Callback<void> left)
+{
+    m_watched[port] = Watched{0, left};
+}
+
 uint32_t
-HostDelayQueueDisc::ClassOf(Ptr<const QueueDiscItem> item) const
+HostDelayQueueDisc::HostPackets(uint16_t port) const
+{
+    auto it = m_watched.find(port);
+    return it == m_watched.end() ? 0 : it->second.packets;
+}
+
+bool
+HostDelayQueueDisc::PortOf(Ptr<const QueueDiscItem> item, uint16_t& port)
 {
     /* The IP payload starts with the TCP (or UDP) source port. */
-    uint8_t port[2];
-    if (m_classOfPort.empty() || item->GetPacket()->CopyData(port, 2) != 2)
+    uint8_t b[2];
+    if (item->GetPacket()->CopyData(b, 2) != 2)
     {
-        return 0;
+        return false;
     }
-    auto it = m_classOfPort.find(static_cast<uint16_t>(port[0] << 8 | port[1]));
+    port = static_cast<uint16_t>(b[0] << 8 | b[1]);
+    return true;
+}
+
+uint32_t
+HostDelayQueueDisc::ClassOf(uint16_t port) const
+{
+    auto it = m_classOfPort.find(port);
     return it == m_classOfPort.end() ? 0 : it->second;
 }
 
@@ -100,15 +120,26 @@ void
 HostDelayQueueDisc::DoDispose()
 {
     Simulator::Cancel(m_wake);
+    m_watched.clear(); /* the callbacks hold their sockets */
     QueueDisc::DoDispose();
 }
 
 bool
 HostDelayQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
-    uint32_t cls = ClassOf(item);
+    uint16_t port = 0;
+    bool hasPort = (!m_classOfPort.empty() || !m_watched.empty()) && PortOf(item, port);
+    uint32_t cls = hasPort ? ClassOf(port) : 0;
     bool queued = GetInternalQueue(cls)->Enqueue(item);
     m_queued[cls] += queued;
+    if (queued && hasPort)
+    {
+        auto it = m_watched.find(port);
+        if (it != m_watched.end())
+        {
+            it->second.packets++;
+        }
+    }
     return queued;
 }
 
@@ -170,6 +201,19 @@ HostDelayQueueDisc::DequeueDue(Time& late)
     }
     Ptr<QueueDiscItem> item = GetInternalQueue(best)->Dequeue();
     m_queued[best]--;
+    uint16_t port;
+    if (!m_watched.empty() && PortOf(item, port))
+    {
+        auto it = m_watched.find(port);
+        if (it != m_watched.end() && it->second.packets > 0)
+        {
+            it->second.packets--;
+            if (!it->second.left.IsNull())
+            {
+                it->second.left();
+            }
+        }
+    }
     late = now - earliest;
     if (m_markAbove.IsStrictlyPositive() && late > m_markAbove)
     {

@@ -16,6 +16,12 @@
  *
  * DropAbove (off by default): a packet later than that is dropped, as the Linux bench's host NIC
  * (tbf, `latency 1ms`) drops what would wait longer (validation.md, round 4).
+ *
+ * WatchPort (--tsq): counts one flow's packets in the host (what Linux's TCP small queues count
+ * in its qdisc) and calls back whenever one leaves, as the freeing of a sent skb wakes a
+ * throttled Linux socket (tso-defer.h). Packets still in their class's delay count too: on the
+ * Linux testbed the delay comes after the bottleneck, so a burst waits in the host's qdisc,
+ * where TSQ sees it; here it would wait in the delay, unseen, and reach the NIC all at once.
  */
 #ifndef ECNSHARP_SIM_HOST_DELAY_H
 #define ECNSHARP_SIM_HOST_DELAY_H
@@ -23,6 +29,8 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
+
+#include "ns3/callback.h"
 
 #include <unordered_map>
 #include <vector>
@@ -41,6 +49,9 @@ class HostDelayQueueDisc : public QueueDisc
     static void SetDelays(std::vector<Time> delays);
     /* Packets of the flow with this TCP/UDP source port wait in class `cls` (others in 0). */
     void SetPortClass(uint16_t port, uint32_t cls);
+    /* TSQ's count for the flow with this source port, and `left` on each of its departures. */
+    void WatchPort(uint16_t port, Callback<void> left);
+    uint32_t HostPackets(uint16_t port) const;
 
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -51,11 +62,19 @@ class HostDelayQueueDisc : public QueueDisc
     void InitializeParams() override {}
     void DoDispose() override;
     void Wake();
-    uint32_t ClassOf(Ptr<const QueueDiscItem> item) const;
+    /* The TCP/UDP source port (false if the packet has none). */
+    static bool PortOf(Ptr<const QueueDiscItem> item, uint16_t& port);
+    uint32_t ClassOf(uint16_t port) const;
+    struct Watched
+    {
+        uint32_t packets; /* in the host */
+        Callback<void> left;
+    };
     EventId m_wake;
     Time m_markAbove; /* 0: never mark */
     Time m_dropAbove; /* 0: never drop */
     std::unordered_map<uint16_t, uint8_t> m_classOfPort;
+    std::unordered_map<uint16_t, Watched> m_watched;
     /* Packets in each class's FIFO, so that DoDequeue, which runs at least twice for every
      * packet, peeks only at FIFOs that hold some (a Peek costs more than the whole choice). */
     std::vector<uint32_t> m_queued;

@@ -21,6 +21,7 @@ namespace dc
 std::vector<Flow> g_flows;
 NodeContainer g_hosts;
 uint32_t g_tsoDefer = 0;
+bool g_tsq = false;
 std::vector<Ipv4Address> g_hostAddr;
 
 namespace
@@ -95,7 +96,9 @@ StartFlow(size_t f)
 {
     Flow& flow = g_flows[f];
     Ptr<Socket> s = g_tsoDefer
-                        ? CreateDeferringSocket(g_hosts.Get(flow.src), g_tsoDefer)
+                        ? CreateDeferringSocket(g_hosts.Get(flow.src), g_tsoDefer,
+                                                g_tsq ? g_hostQueues[flow.src] : nullptr,
+                                                flow.port)
                         : Socket::CreateSocket(g_hosts.Get(flow.src), TcpSocketFactory::GetTypeId());
     flow.socket = s;
     flow.unsent = flow.size;

@@ -67,6 +67,8 @@ extern std::vector<Flow> g_flows;
 extern NodeContainer g_hosts;
 /* 0: ns-3.37's TCP as it is; 1, 2: senders that defer as Linux's TCP does (tso-defer.h). */
 extern uint32_t g_tsoDefer;
+/* TCP small queues in the deferring senders (tso-defer.h; with g_tsoDefer 2 only). */
+extern bool g_tsq;
 extern std::vector<Ipv4Address> g_hostAddr;
 
 struct Fabric

@@ -28,6 +28,11 @@ namespace
  * scenario's MSS) and its tcp_tso_win_divisor. */
 const uint32_t kMaxSegs = 65536 / kMss;
 const uint32_t kWinDivisor = 3;
+/* TSQ: what each packet in the host charges the socket (its skb's truesize): measured,
+ * the Linux testbed's lone flow held at most 490 full-size packets in its host under the 1 MB
+ * cap (docs/results/ns3/validation.md, round 6); and that cap (tcp_limit_output_bytes). */
+const uint64_t kTruesize = 2140;
+const uint64_t kLimitOutputBytes = 1 << 20;
 
 class DeferringSocket : public TcpSocketBase
 {
@@ -65,10 +70,23 @@ class DeferringSocket : public TcpSocketBase
         {
             ValidateCwnd(room);
         }
-        return m_deferring ? 0 : room;
+        if (m_deferring)
+        {
+            return 0;
+        }
+        /* After ValidateCwnd: a socket TSQ holds back is not cwnd-limited (tcp_write_xmit
+         * leaves its loop before it counts). */
+        return room > 0 && Throttled() ? 0 : room;
     }
 
   public:
+    void UseTsq(Ptr<HostDelayQueueDisc> host, uint16_t port)
+    {
+        m_host = host;
+        m_port = port;
+        host->WatchPort(port, MakeCallback(&DeferringSocket::LeftHost, Ptr<DeferringSocket>(this)));
+    }
+
     /* tcp_is_cwnd_limited: cwnd limited the sender in this window, or, in slow start, cwnd is
      * less than twice the most that was in flight. */
     bool IsCwndLimited() const
@@ -81,6 +99,53 @@ class DeferringSocket : public TcpSocketBase
     }
 
   private:
+    /* tcp_small_queue_check, before each segment. */
+    bool Throttled() const
+    {
+        if (!m_host)
+        {
+            return false;
+        }
+        uint32_t mss = m_tcb->m_segmentSize;
+        /* "Always send skb if rtx queue is empty or has one skb": up to one 64 KB skb. */
+        if (BytesInFlight() <= kMaxSegs * mss)
+        {
+            return false;
+        }
+        /* tcp_update_pacing_rate: 200% of cwnd per srtt below half ssthresh, else 120%. */
+        uint64_t cwnd = std::max(m_tcb->m_cWnd.Get(), BytesInFlight());
+        uint64_t ratio = m_tcb->m_cWnd < m_tcb->m_ssThresh / 2 ? 200 : 120;
+        int64_t srttNs = m_rtt->GetEstimate().GetNanoSeconds();
+        uint64_t limit = kLimitOutputBytes;
+        if (srttNs > 0)
+        {
+            /* rate >> sk_pacing_shift (10): about 1 ms of it. */
+            uint64_t perShift = cwnd * ratio * 1000000000ULL / 100 / srttNs >> 10;
+            limit = std::min(limit, std::max(2 * kTruesize, perShift));
+        }
+        m_throttled = m_host->HostPackets(m_port) * kTruesize > limit;
+        return m_throttled;
+    }
+
+    /* tcp_wfree and the TSQ handler: a packet left the host; a throttled socket tries again
+     * (from its own event: the host's queue disc is in the middle of a dequeue). */
+    void LeftHost()
+    {
+        if (m_throttled && !m_tsqWake.IsRunning())
+        {
+            m_tsqWake = Simulator::ScheduleNow(&DeferringSocket::TsqWake, this);
+        }
+    }
+
+    void TsqWake()
+    {
+        m_throttled = false;
+        if (m_state == ESTABLISHED || m_state == CLOSE_WAIT)
+        {
+            SendPendingData(m_connected);
+        }
+    }
+
     /* tcp_cwnd_validate, at each decision: limited when data waits and cwnd (not the receiver's
      * window) leaves less than a segment or the deferral holds it. The answer holds until what
      * was sent when it was made is acknowledged, or turns true sooner. */
@@ -159,6 +224,10 @@ class DeferringSocket : public TcpSocketBase
     mutable bool m_isCwndLimited = false;
     mutable uint32_t m_maxInFlight = 0;
     mutable SequenceNumber32 m_usageSeq;
+    Ptr<HostDelayQueueDisc> m_host; /* null: no TSQ */
+    uint16_t m_port = 0;
+    mutable bool m_throttled = false;
+    EventId m_tsqWake;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(DeferringSocket);
@@ -166,9 +235,10 @@ NS_OBJECT_ENSURE_REGISTERED(DeferringSocket);
 } // namespace
 
 Ptr<Socket>
-CreateDeferringSocket(Ptr<Node> node, uint32_t mode)
+CreateDeferringSocket(Ptr<Node> node, uint32_t mode, Ptr<HostDelayQueueDisc> host, uint16_t port)
 {
     NS_ABORT_MSG_UNLESS(mode == 1 || mode == 2, "tsoDefer: 0, 1 or 2, not " << mode);
+    NS_ABORT_MSG_IF(host && mode != 2, "tsq: with tsoDefer=2 only");
     Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
     Ptr<DeferringSocket> s = CreateObject<DeferringSocket>();
     s->SetNode(node);
@@ -187,6 +257,10 @@ CreateDeferringSocket(Ptr<Node> node, uint32_t mode)
     }
     tcp->AddSocket(s);
     s->Watch(mode == 2);
+    if (host)
+    {
+        s->UseTsq(host, port);
+    }
     return s;
 }
 

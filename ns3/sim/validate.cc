@@ -37,6 +37,7 @@ struct QueueWatch
     std::vector<double> sojournUs;    /* every packet dequeued in the window */
     uint64_t hostMarks = 0;
     uint64_t hostDrops = 0;
+    uint32_t hostMaxPkts = 0; /* the most any sender's host held, over the whole run */
     Time joinAt;                      /* the join's 50 ms: the largest queue */
     uint32_t joinMax = 0;
 
@@ -104,6 +105,12 @@ void
 HostDrop(Ptr<const QueueDiscItem>, const char*)
 {
     g_watch.hostDrops += InWindow();
+}
+
+void
+HostBacklog(uint32_t, uint32_t packets)
+{
+    g_watch.hostMaxPkts = std::max(g_watch.hostMaxPkts, packets);
 }
 
 /* Packets below which `q` of the window's time was spent (the time-weighted quantile). */
@@ -250,6 +257,8 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         fabric.hostQueues[h]->TraceConnectWithoutContext("Mark", MakeCallback(&HostMark));
         fabric.hostQueues[h]->TraceConnectWithoutContext("DropAfterDequeue",
                                                          MakeCallback(&HostDrop));
+        fabric.hostQueues[h]->TraceConnectWithoutContext("PacketsInQueue",
+                                                         MakeCallback(&HostBacklog));
     }
     static std::ofstream queue;
     static std::ofstream cwnd;
@@ -333,6 +342,7 @@ RunValidation(const Fabric& fabric, const ValidateArgs& a)
         << " marks_pst=" << last.st.marks_by_cause[1] - first.st.marks_by_cause[1]
         << " marks_red=" << last.st.marks_by_cause[2] - first.st.marks_by_cause[2]
         << " host_marks=" << g_watch.hostMarks << " host_drops=" << g_watch.hostDrops
+        << " host_max_pkts=" << g_watch.hostMaxPkts
         << " drops=" << last.drops - first.drops;
     double total = 0;
     for (uint32_t i = 0; i < a.senders; i++)

@@ -114,6 +114,34 @@ for limit in 1ms 0; do
 	fi
 done
 
+refused "TSQ without the Linux-like sender" "tsq: with tsoDefer=2 only" --scenario=validate \
+	--tsq=1 --tsoDefer=1 --duration=0.01 --warmup=0
+
+# --tsq (validation.md, round 6): a lone flow's packets in its host stay within TSQ's 1 MB cap
+# (at 2,140 bytes each: 490, plus the one that crosses it), as the Linux testbed's lone flow held
+# at most 490; it reaches the cap (its NIC is its bottleneck) and the link stays full. Without
+# TSQ the same flow queues far more there.
+for tsq in 1 0; do
+	if "$DC" --scenario=validate --scheme=ecnsharp --senders=2 --classes=4,0 --joinAt=0.3 \
+		--hostMark=0 --tsoDefer=2 --tsq=$tsq --duration=0.35 --warmup=0.1 >"$tmp/tsq.txt" \
+		2>"$tmp/err"; then
+		held=$(grep -o 'host_max_pkts=[0-9]*' "$tmp/tsq.txt" | cut -d= -f2)
+		goodput=$(grep -o 'goodput_gbps=[0-9.]*' "$tmp/tsq.txt" | cut -d= -f2)
+		case $tsq in
+		1) want="400..491 and goodput >= 9" ;;
+		0) want="more than 1000" ;;
+		esac
+		if awk -v t="$tsq" -v h="${held:--1}" -v g="${goodput:-0}" \
+			'BEGIN { exit !(t == 1 ? h >= 400 && h <= 491 && g >= 9.0 : h > 1000) }'; then
+			ok "tsq=$tsq: a lone flow's host held at most $held packets ($want)"
+		else
+			bad "tsq=$tsq: a lone flow's host held ${held:-missing} packets, goodput ${goodput:-missing}, want $want"
+		fi
+	else
+		bad "the tsq=$tsq run failed: $(head -c 300 "$tmp/err")"
+	fi
+done
+
 # --scenario=testbed: the UML testbed's RTT classes (70, 75, 80, 120, 200, 210 us) are what its
 # flows see: each class adds twice its RTT's difference from 70 us to a one-packet flow's FCT.
 if "$DC" --scenario=testbed --scheme=ecnsharp --cdf=ns3/workloads/data-mining.cdf --load=0.3 \
