@@ -236,8 +236,7 @@ main(int argc, char* argv[])
                  g_tsoDefer);
     cmd.AddValue("tsq", "TCP small queues in the deferring senders (tsoDefer=2; tso-defer.h)",
                  g_tsq);
-    cmd.AddValue("tsq", "TCP small queues in the deferring senders (tsoDefer=2; tso-defer.h)",
-                 g_tsq);
+    cmd.AddValue("ecnAudit", "count each flow's CE marks and their echoes (sink.h)", g_ecnAudit);
     cmd.AddValue("insTarget", "ECN#, TCN: ins_target instead of the rule's", over.insTarget);
     cmd.AddValue("pstTarget", "ECN#: pst_target instead of the rule's", over.pstTarget);
     cmd.AddValue("pstInterval", "ECN#: pst_interval instead of the rule's", over.pstInterval);
@@ -492,6 +491,11 @@ main(int argc, char* argv[])
         << " port_busy=" << busy / (fabric.switchPorts.size() * window.GetSeconds() * 1e9)
         << " drops=" << drops << " marks=" << marks << " marks_ins=" << marksBy[0]
         << " marks_pst=" << marksBy[1] << " marks_red=" << marksBy[2];
+    if (g_ecnAudit)
+    {
+        out << " ce_flows=" << FlowsMarked() << " ce_unechoed_flows=" << FlowsUnechoed()
+            << " ce_segments=" << CeSegments() << " ece_acks=" << EceAcks();
+    }
     if (incast)
     {
         uint64_t bottleneckDrops =

@@ -2,6 +2,7 @@
 #include "traffic.h"
 
 #include "routing.h"
+#include "sink.h"
 #include "tso-defer.h"
 
 #include "ns3/applications-module.h"
@@ -22,6 +23,7 @@ std::vector<Flow> g_flows;
 NodeContainer g_hosts;
 uint32_t g_tsoDefer = 0;
 bool g_tsq = false;
+bool g_ecnAudit = false;
 std::vector<Ipv4Address> g_hostAddr;
 
 namespace
@@ -92,6 +94,35 @@ Sent(size_t f, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
 }
 
 void
+AckIn(size_t f, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if ((h.GetFlags() & TcpHeader::ECE) && !(h.GetFlags() & TcpHeader::SYN))
+    {
+        g_flows[f].eceIn++;
+    }
+}
+
+/* Every packet a host's IP layer receives, its IPv4 header still on. */
+void
+IpIn(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t)
+{
+    Ptr<Packet> c = p->Copy();
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    if (ip.GetEcn() != Ipv4Header::ECN_CE || ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    TcpHeader tcp;
+    c->RemoveHeader(tcp);
+    auto it = g_flowOf.find((uint64_t(ip.GetSource().Get()) << 16) | tcp.GetSourcePort());
+    if (c->GetSize() > 0 && it != g_flowOf.end())
+    {
+        g_flows[it->second].ceIn++;
+    }
+}
+
+void
 StartFlow(size_t f)
 {
     Flow& flow = g_flows[f];
@@ -108,6 +139,10 @@ StartFlow(size_t f)
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, f));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChanged, f));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&Sent, f));
+    if (g_ecnAudit)
+    {
+        s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&AckIn, f));
+    }
     s->Connect(InetSocketAddress(g_hostAddr[flow.dst], kSinkPort));
 }
 
@@ -289,11 +324,12 @@ BuildFabric(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines)
     }
     for (uint32_t i = 0; i < g_hosts.GetN(); i++)
     {
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), kSinkPort));
-        ApplicationContainer app = sink.Install(g_hosts.Get(i));
-        app.Start(Seconds(0));
-        app.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&SinkRx));
+        InstallSink(g_hosts.Get(i), kSinkPort, MakeCallback(&SinkRx));
+        if (g_ecnAudit)
+        {
+            g_hosts.Get(i)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+                "Rx", MakeCallback(&IpIn));
+        }
     }
     g_nextPort.assign(g_hosts.GetN(), 10000);
     g_hostQueues = fabric.hostQueues;
@@ -327,6 +363,41 @@ ScheduleFlows(Time notBefore)
         Simulator::Schedule(g_flows[f].start, &StartFlow, f);
     }
     g_pending = g_flows.size();
+}
+
+size_t
+FlowsMarked()
+{
+    return std::count_if(g_flows.begin(), g_flows.end(), [](const Flow& f) { return f.ceIn > 0; });
+}
+
+uint64_t
+CeSegments()
+{
+    uint64_t n = 0;
+    for (const Flow& f : g_flows)
+    {
+        n += f.ceIn;
+    }
+    return n;
+}
+
+uint64_t
+EceAcks()
+{
+    uint64_t n = 0;
+    for (const Flow& f : g_flows)
+    {
+        n += f.eceIn;
+    }
+    return n;
+}
+
+size_t
+FlowsUnechoed()
+{
+    return std::count_if(g_flows.begin(), g_flows.end(),
+                         [](const Flow& f) { return f.ceIn > 0 && f.eceIn == 0; });
 }
 
 } // namespace dc

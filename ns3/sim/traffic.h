@@ -60,6 +60,8 @@ struct Flow
     uint32_t cwnd = 0;     /* bytes, the sender's latest congestion window */
     uint32_t losses = 0;   /* entries into the Loss state (retransmission timeouts) */
     uint32_t syns = 0;     /* SYNs sent: more than one is a connection timeout */
+    uint32_t ceIn = 0;     /* --ecnAudit: CE-marked data segments its receiver got */
+    uint32_t eceIn = 0;    /* --ecnAudit: ACKs with ECE its sender got (handshake aside) */
     uint32_t Timeouts() const { return losses + (syns > 1 ? syns - 1 : 0); }
 };
 
@@ -69,6 +71,14 @@ extern NodeContainer g_hosts;
 extern uint32_t g_tsoDefer;
 /* TCP small queues in the deferring senders (tso-defer.h; with g_tsoDefer 2 only). */
 extern bool g_tsq;
+/* Count, per flow, the CE marks its receiver got and the ECN echoes its sender got. */
+extern bool g_ecnAudit;
+/* --ecnAudit: flows whose receiver got a CE mark, and those of them whose sender saw no echo. */
+size_t FlowsMarked();
+size_t FlowsUnechoed();
+/* --ecnAudit: CE-marked data segments received, and ACKs with ECE sent back, over all flows. */
+uint64_t CeSegments();
+uint64_t EceAcks();
 extern std::vector<Ipv4Address> g_hostAddr;
 
 struct Fabric
