@@ -17,8 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 export OUT=$tmp/out ERR=$tmp/err
 n=0
 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+bad() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 
 # refused WHAT MESSAGE ARGS...: the run must exit non-zero and print MESSAGE.
 refused() {
@@ -136,7 +136,8 @@ for tsq in 1 0; do
 			'BEGIN { exit !(t == 1 ? h >= 400 && h <= 491 && g >= 9.0 : h > 1000) }'; then
 			ok "tsq=$tsq: a lone flow's host held at most $held packets ($want)"
 		else
-			bad "tsq=$tsq: a lone flow's host held ${held:-missing} packets, goodput ${goodput:-missing}, want $want"
+			bad "tsq=$tsq: a lone flow's host held ${held:-missing} packets," \
+				"goodput ${goodput:-missing}, want $want"
 		fi
 	else
 		bad "the tsq=$tsq run failed: $(head -c 300 "$tmp/err")"
@@ -156,9 +157,11 @@ if "$DC" --scenario=testbed --scheme=ecnsharp --cdf=ns3/workloads/web-search.cdf
 	ce=$(field ce_segments) ece=$(field ece_acks)
 	if awk -v m="${marked:-0}" -v u="${unechoed:--1}" -v c="${ce:-0}" -v e="${ece:-0}" \
 		'BEGIN { exit !(m >= 20 && u == 0 && c > 0 && e >= 0.99 * c) }'; then
-		ok "every marked flow echoes: $marked flows marked, $unechoed without an echo, $ece ECE ACKs for $ce CE segments"
+		ok "every marked flow echoes: $marked flows marked, $unechoed without an echo," \
+			"$ece ECE ACKs for $ce CE segments"
 	else
-		bad "CE echo: ${marked:-missing} flows marked, ${unechoed:-missing} without an echo, ${ece:-missing} ECE ACKs for ${ce:-missing} CE segments"
+		bad "CE echo: ${marked:-missing} flows marked, ${unechoed:-missing} without an echo," \
+			"${ece:-missing} ECE ACKs for ${ce:-missing} CE segments"
 	fi
 else
 	bad "the echo run failed: $(head -c 300 "$tmp/err")"
