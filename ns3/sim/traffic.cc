@@ -371,26 +371,28 @@ FlowsMarked()
     return std::count_if(g_flows.begin(), g_flows.end(), [](const Flow& f) { return f.ceIn > 0; });
 }
 
-uint64_t
-CeSegments()
+/* A per-flow counter summed over every flow. */
+static uint64_t
+SumOver(uint32_t Flow::*counter)
 {
     uint64_t n = 0;
     for (const Flow& f : g_flows)
     {
-        n += f.ceIn;
+        n += f.*counter;
     }
     return n;
 }
 
 uint64_t
+CeSegments()
+{
+    return SumOver(&Flow::ceIn);
+}
+
+uint64_t
 EceAcks()
 {
-    uint64_t n = 0;
-    for (const Flow& f : g_flows)
-    {
-        n += f.eceIn;
-    }
-    return n;
+    return SumOver(&Flow::eceIn);
 }
 
 size_t
