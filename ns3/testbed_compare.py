@@ -133,8 +133,8 @@ def section(results, repo):
                          f"{sum(int(stats.need(r, 'drops')) for r in rs)} drops, "
                          f"{sum(int(stats.need(r, 'unfinished')) for r in rs)} unfinished")
     made = sorted({(k[2], r["seed"]) for k, v in runs.items() for r in v})
-    md.append("- ns-3 runs made (load, seed: " + ", ".join(f"{l}, {s}" for l, s in made) +
-              "; both schemes), summed: " + "; ".join(facts) + ".")
+    md.append("- ns-3 runs made (load, seed): " + ", ".join(f"({l}, {s})" for l, s in made) +
+              ", both schemes; summed: " + "; ".join(facts) + ".")
     n_lx = sum(len(units('short', lx[s, l][k])) for s in SCHEMES for l in LOADS for k in lx[s, l])
     md.append(f"- Linux: {n_lx} short flows over both schemes and loads "
               f"(seeds {', '.join(sorted(lx['ecnsharp', LOADS[0]]))}).")
