@@ -26,6 +26,7 @@ OUT=target/ns3
 MODEL_PATHS=(kmod/src ns3/ffi ns3/model ns3/sim ns3/workloads ns3/Makefile)
 
 tests/ns3/deps.sh --plots
+. ns3/sender.sh
 if ! git diff --quiet HEAD -- "${MODEL_PATHS[@]}" || [ -n "$(git ls-files --others --exclude-standard -- "${MODEL_PATHS[@]}")" ]; then
 	echo "ns3-full: uncommitted changes in ${MODEL_PATHS[*]}: commit them first (runs are keyed by the model's commit)" >&2
 	exit 1
@@ -44,11 +45,13 @@ FABRIC="--scenario=leafspine --leaves=8 --hostsPerLeaf=16 --spines=8 --shortFlow
 INCAST="--scenario=incast --cdf=ns3/workloads/data-mining.cdf --load=0.9 --launch=4"
 jobs=$OUT/full/jobs.txt
 : >"$jobs"
-# add PART ARGS...: one run, unless its key is in runs.txt.
+# The sender and host model of the runs added (ns3/sender.sh): the headline's but in S2.
+SENDER=$HEADLINE_SENDER
+# add PART ARGS...: one run with $SENDER, unless its key is in runs.txt.
 add() {
 	local part=$1 args key
 	shift
-	args="$*"
+	args="$* $SENDER"
 	key=$(printf '%s %s' "$model" "$args" | sha1sum | cut -c1-12)
 	grep -q "^key=$key " "$RUNS" && return 0
 	echo "$key|$part|$args" >>"$jobs"
@@ -79,8 +82,10 @@ for part in $PARTS; do
 		incast s1 100 "$SCHEMES" --lambda=1 --variant=lambda1
 		;;
 	s2)
-		f9 s2 web-search "0.4 0.8" "ecnsharp red_tail" --hostMark=0 --variant=nohostmark
-		incast s2 100 "ecnsharp red_tail" --hostMark=0 --variant=nohostmark
+		SENDER=$S2_SENDER
+		f9 s2 web-search "0.4 0.8" "ecnsharp red_tail"
+		incast s2 100 "ecnsharp red_tail"
+		SENDER=$HEADLINE_SENDER
 		;;
 	s3)
 		incast s3 100 "ecnsharp red_tail codel" --lambda=1 --pstTarget=10us --codelTarget=10us \

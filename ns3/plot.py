@@ -27,7 +27,9 @@ ORDER = ["ecnsharp", "red_tail", "red_avg", "codel", "tcn"]
 COLORS = {"ecnsharp": "#d62728", "red_tail": "#1f77b4", "red_avg": "#17becf",
           "codel": "#2ca02c", "tcn": "#9467bd"}
 VARIANTS = {"rule": "the rule (lambda 0.17)", "lambda1": "S1: lambda = 1 for every scheme",
-            "nohostmark": "S2: host marker off", "authors": "S3: the authors' simulation values"}
+            "nohostmark": "S2 (before round 7): host marker off",
+            "stockmark": "S2: ns-3's stock sender with the host marker",
+            "authors": "S3: the authors' simulation values"}
 F9_METRICS = [  # name, units, statistic, title
     ("fct_mean", stats.all_fcts, stats.mean, "overall mean FCT"),
     ("fct_short_mean", stats.short_fcts, stats.mean, "short-flow (<100 KB) mean FCT"),
@@ -482,7 +484,7 @@ def main():
     f9_section(page, runs, "rule", "web-search", hosts="16", tag="q")
     f10_section(page, runs, "rule")
     f11_section(page, runs)
-    for variant in ("lambda1", "nohostmark", "authors"):
+    for variant in ("lambda1", "stockmark", "authors"):
         f9_section(page, runs, variant, "web-search")
         f10_section(page, runs, variant)
     with open(os.path.join(results, "tables.md"), "w") as f:

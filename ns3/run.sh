@@ -13,6 +13,7 @@
 # NS3_SEEDS ("1 2 3") and NS3_JOBS (2) can be changed; the point itself is the rule's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ns3/sender.sh
 
 SEEDS=${NS3_SEEDS:-1 2 3}
 JOBS=${NS3_JOBS:-2}
@@ -56,8 +57,8 @@ quick=$OUT/quick
 rm -rf "$quick" && mkdir -p "$quick"
 for seed in $SEEDS; do
 	for scheme in ecnsharp red_tail; do
-		echo "leafspine-$scheme-$seed --scenario=leafspine --scheme=$scheme --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --seed=$seed --cdf=ns3/workloads/web-search.cdf"
-		echo "incast-$scheme-$seed --scenario=incast --scheme=$scheme --load=0.9 --launch=4 --queries=100 --seed=$seed --cdf=ns3/workloads/data-mining.cdf"
+		echo "leafspine-$scheme-$seed --scenario=leafspine --scheme=$scheme --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --seed=$seed --cdf=ns3/workloads/web-search.cdf $HEADLINE_SENDER"
+		echo "incast-$scheme-$seed --scenario=incast --scheme=$scheme --load=0.9 --launch=4 --queries=100 --seed=$seed --cdf=ns3/workloads/data-mining.cdf $HEADLINE_SENDER"
 	done
 done >"$quick/jobs"
 one() {
