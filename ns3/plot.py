@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
+import testbed_compare  # noqa: E402
 
 NAMES = {"ecnsharp": "ECN#", "red_tail": "DCTCP-RED-Tail", "red_avg": "DCTCP-RED-AVG",
          "codel": "CoDel", "tcn": "TCN"}
@@ -467,6 +468,10 @@ def main():
     parts = collections.Counter(r["part"] for r in runs)
     wall = sum(stats.need(r, "wall_s") for r in runs)
     page.set("model", model)
+    # The sender models' agreement with the Linux testbed (validation round 7), for the prose.
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for m, (ok, n) in testbed_compare.within_counts(results, repo).items():
+        page.set(f"testbed.{m}.within", f"{ok} of {n}")
     for scen in ("leafspine", "incast"):
         r = next((x for x in runs if x["scenario"] == scen), None)
         for key in ("rtt_mean_us", "rtt_p90_us"):

@@ -73,10 +73,21 @@ def ns3_flows(results):
 
 
 def section(results, repo):
+    return compare(results, repo)[0]
+
+
+def within_counts(results, repo):
+    """{model: (comparisons within the tolerance, comparisons made)}."""
+    _, within, total = compare(results, repo)
+    return {m: (within[m], total[m]) for m in total}
+
+
+def compare(results, repo):
+    """The section's Markdown, and per model the comparisons within and made."""
     lx = linux_flows(repo)
     ns, runs = ns3_flows(results)
     if not ns:
-        return "Not run yet (`ns3/validate-testbed.sh`)."
+        return "Not run yet (`ns3/validate-testbed.sh`).", collections.Counter(), collections.Counter()
     md = ["| load, scheme | metric | Linux (UML testbed) | " + " | ".join(h for _, h in MODELS) +
           " | tolerance |", "|---|---|---|" + "---|" * len(MODELS) + "---|"]
     within = collections.Counter()
@@ -138,7 +149,7 @@ def section(results, repo):
     n_lx = sum(len(units('short', lx[s, l][k])) for s in SCHEMES for l in LOADS for k in lx[s, l])
     md.append(f"- Linux: {n_lx} short flows over both schemes and loads "
               f"(seeds {', '.join(sorted(lx['ecnsharp', LOADS[0]]))}).")
-    return "\n".join(md)
+    return "\n".join(md), within, total
 
 
 def main():
