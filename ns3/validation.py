@@ -132,7 +132,11 @@ COLUMNS_DEFER2 = [("mark20-defer2", "ns-3 deferring in CWR too, host marker 20 u
                   ("mark0-defer2", "ns-3 deferring in CWR too, no host marker")]
 
 
-def compare(results, ns3, linux, columns=COLUMNS, against="Linux"):
+# (tag, column, "several" / "join") -> (within, total) of each comparison made, for the prose.
+COUNTS = {}
+
+
+def compare(results, ns3, linux, columns=COLUMNS, against="Linux", tag="linux"):
     """Each Linux run beside the ns-3 runs of the same scheme and senders in `columns`."""
     if not linux:
         return "No Linux run yet (`docs/results/ns3/validation/linux-runs.txt` is absent)."
@@ -161,6 +165,9 @@ def compare(results, ns3, linux, columns=COLUMNS, against="Linux"):
             md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | " +
                       " | ".join(cells) + f" | {rel:.0%} or {floor:g} |")
     md.append("")
+    for col, _ in columns:
+        for kind in ("several", "join"):
+            COUNTS[tag, col, kind] = (within[kind, col], total[kind, col])
     for kind, what in (("several", "runs with several flows from the start"),
                        ("join", "join runs (a lone flow, then a second)")):
         counts = [f"{within[kind, col]} of {total[kind, col]} ({h})" for col, h in columns
@@ -379,7 +386,7 @@ def main():
         "compare_table": compare(results, ns3, linux),
         "compare_nodefer": compare(
             results, ns3, load(os.path.join(results, "validation", "linux-runs-nodefer.txt")),
-            COLUMNS, "Linux, tcp_tso_win_divisor 255"),
+            COLUMNS, "Linux, tcp_tso_win_divisor 255", tag="nodefer"),
         "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
         "compare_defer2": compare(results, ns3, linux, COLUMNS_DEFER2),
         "testbed": testbed,
@@ -409,6 +416,13 @@ def main():
         "red_params": next((f"k {int(stats.need(r, 'k_bytes'))} k_unit bytes"
                             for n, r in ns3.items() if n.startswith("red_tail")), "not run"),
     }
+    # The prose's counts of comparisons within the tolerance: n.TAG.COLUMN.several, .join and
+    # .all ("W of T"), from the tables above, never copied by hand.
+    for (tag, col, kind), (ok, n) in list(COUNTS.items()):
+        fields[f"n.{tag}.{col}.{kind}"] = f"{ok} of {n}"
+        if kind == "join":
+            ok2, n2 = COUNTS[tag, col, "several"]
+            fields[f"n.{tag}.{col}.all"] = f"{ok + ok2} of {n + n2}"
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
     text = open(template).read()
     for k, v in fields.items():
