@@ -385,7 +385,12 @@ def f11_section(page, runs):
     if not (complete.get("ecnsharp") and complete.get("codel")):
         page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
     elif "ecnsharp" in onset and "codel" in onset:
-        page.set("f11.onset_ratio", f"{onset['ecnsharp'] / onset['codel']:.2f}")
+        ratio = f"{onset['ecnsharp'] / onset['codel']:.2f}"
+        if onset["codel"] == ns[0]:
+            # CoDel timed out at the grid's first point: its onset may lie below it.
+            ratio = (f"at least {ratio} (CoDel timed out at N = {ns[0]}, the smallest N run, "
+                     "so its onset may be lower)")
+        page.set("f11.onset_ratio", ratio)
     else:
         page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
     md.append("Timeout onset (smallest N with a query timeout in any seed): " + ", ".join(
