@@ -378,9 +378,8 @@ def main():
     if not ns3:
         raise stats.ResultError("no ns-3 validation runs")
     first = next(iter(ns3.values()))
-    testbed = testbed_compare.section(
+    testbed, tb_within, tb_total = testbed_compare.compare(
         results, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    within = [l for l in testbed.splitlines() if l.startswith("- Within the tolerance: ")]
     fields = {
         "ns3_table": table(results, ns3),
         "compare_table": compare(results, ns3, linux),
@@ -390,9 +389,10 @@ def main():
         "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
         "compare_defer2": compare(results, ns3, linux, COLUMNS_DEFER2),
         "testbed": testbed,
-        # The prose's counts: the table's own line, not numbers copied by hand.
-        "testbed_within": within[0][len("- Within the tolerance: "):].rstrip(".")
-        if within else "not run yet",
+        # The prose's counts, from the comparison itself, not copied by hand.
+        "testbed_within": ", ".join(f"{tb_within[m]} of {tb_total[m]} ({h})"
+                                    for m, h in testbed_compare.MODELS if tb_total[m])
+        or "not run yet",
         "testbed_tolerance": "; ".join(f"{what} within {rel:.0%} of Linux's"
                                        for _, _, rel, what in testbed_compare.TOLERANCE) +
         f"; each ECN# / DCTCP-RED-Tail ratio within {testbed_compare.RATIO_TOLERANCE:g} of "

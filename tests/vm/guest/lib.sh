@@ -362,9 +362,10 @@ bstat() { qjson "$1" | jq -r ".bands[$2].$3"; }
 
 # bands_balanced DEV: every band's counters balance: enqueued = sent + drops + queued. The band
 # records are one snapshot (taken under the qdisc lock), so this holds under traffic too.
+BANDS_BALANCE='.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config
+	+ .qlen)'
 bands_balanced() {
-	qjson "$1" | jq -e '.bands | all(.enqueued == .packets + .drops_limit + .drops_nonect + .drops_config + .qlen)' \
-		>/dev/null || { qjson "$1"; return 1; }
+	qjson "$1" | jq -e "$BANDS_BALANCE" >/dev/null || { qjson "$1"; return 1; }
 }
 
 # qdisc_balanced DEV: bands_balanced, and the bands add up to the qdisc's generic counters.
@@ -375,8 +376,7 @@ qdisc_balanced() {
 	_qb=0
 	while :; do
 		_qj=$(qjson "$1")
-		printf '%s\n' "$_qj" | jq -e '.bands | all(.enqueued == .packets + .drops_limit
-			+ .drops_nonect + .drops_config + .qlen)' >/dev/null || { echo "$_qj"; return 1; }
+		printf '%s\n' "$_qj" | jq -e "$BANDS_BALANCE" >/dev/null || { echo "$_qj"; return 1; }
 		printf '%s\n' "$_qj" | jq -e '([.bands[].packets] | add) == .packets
 			and ([.bands[].qlen] | add) == .qlen
 			and ([.bands[].backlog] | add) == .backlog' >/dev/null && return 0
