@@ -11,6 +11,7 @@ ns3/validation.md.in into RESULTS_DIR/validation.md. Every number on that page c
 import collections
 import gzip
 import os
+import re
 import subprocess
 import sys
 
@@ -134,6 +135,8 @@ COLUMNS_DEFER2 = [("mark20-defer2", "ns-3 deferring in CWR too, host marker 20 u
 
 # (tag, column, "several" / "join") -> (within, total) of each comparison made, for the prose.
 COUNTS = {}
+# (tag, column) -> the comparisons outside the tolerance, worded for the prose.
+OUTSIDE = collections.defaultdict(list)
 
 
 def compare(results, ns3, linux, columns=COLUMNS, against="Linux", tag="linux"):
@@ -162,6 +165,10 @@ def compare(results, ns3, linux, columns=COLUMNS, against="Linux", tag="linux"):
                 total[kind, col] += 1
                 within[kind, col] += ok
                 cells.append(f"{num(got)} ({'within' if ok else 'outside'})")
+                if not ok:
+                    run = "join run" if kind == "join" else f"{senders} senders"
+                    OUTSIDE[tag, col].append(f"{NAMES.get(scheme, scheme)} ({run}), {what}: "
+                                             f"{num(got)} against {num(want)}")
             md.append(f"| {NAMES.get(scheme, scheme)}, {senders} | {what} | {num(want)} | " +
                       " | ".join(cells) + f" | {rel:.0%} or {floor:g} |")
     md.append("")
@@ -423,10 +430,24 @@ def main():
         if kind == "join":
             ok2, n2 = COUNTS[tag, col, "several"]
             fields[f"n.{tag}.{col}.all"] = f"{ok + ok2} of {n + n2}"
+    # ...and what lies outside it: outside.TAG.COLUMN, every comparison, "; "-separated.
+    for (tag, col), items in OUTSIDE.items():
+        fields[f"outside.{tag}.{col}"] = "; ".join(items)
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
     text = open(template).read()
     for k, v in fields.items():
         text = text.replace("{{" + k + "}}", v)
+    # A run's own number in the prose: {{ns3.NAME.KEY}} or {{linux.NAME.KEY}} (the keys of its
+    # line and of derived()), KEY:D for D decimals, so that a rerun carries the prose with it.
+    sides = {"ns3": ns3, "linux": linux}
+
+    def run_value(m):
+        side, name, key, decimals = m.groups()
+        if name not in sides[side]:
+            raise stats.ResultError(f"validation.md.in: no {side} run {name}")
+        v = stats.need(derived(results, name, dict(sides[side][name])), key)
+        return num(v) if decimals is None else f"{v:,.{decimals}f}"
+    text = re.sub(r"\{\{(ns3|linux)\.([\w-]+)\.(\w+)(?::(\d))?\}\}", run_value, text)
     if "{{" in text:
         raise stats.ResultError(f"{template}: unfilled field near "
                                 f"'{text[text.index('{{'):text.index('{{') + 40]}'")
