@@ -135,9 +135,11 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
            "intervals; absolute values pooled over the seeds.", "",
            "| load | scheme | seeds | flows (unfinished) | short flows | large flows | "
            "short p99 us | short mean us | large mean us | queue_mean pkts | drops | "
+           "marks (persistent rule's share) | "
            + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS) + " |",
-           "|" + "---|" * (11 + len(F9_METRICS))]
+           "|" + "---|" * (12 + len(F9_METRICS))]
     series = collections.defaultdict(list)  # metric -> rows (load, scheme, ratio)
+    pst_shares = collections.defaultdict(list)  # scheme -> the persistent rule's share per load
     for load in loads:
         base = g.get((load, "red_tail"), [])
         for s in schemes:
@@ -161,13 +163,25 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
             page.set(f"{tag}.{s}.params", params_of(rs[0]))
+            # Marks by cause: how much of a scheme's marking the persistent rule does.
+            marks = sum(stats.need(r, "marks") for r in rs)
+            pst = sum(stats.need(r, "marks_pst") for r in rs) / marks if marks else math.nan
+            if marks:
+                pst_shares[s].append(pst)
+            page.set(f"{tag}.{load}.{s}.pst_share", f"{100 * pst:.1f}%")
+            page.set(f"{tag}.{load}.{s}.drops", f"{mean_of(rs, 'drops'):,.0f}")
+            page.set(f"{tag}.{load}.{s}.queue_mean_pkts", f"{mean_of(rs, 'queue_mean_pkts'):.2f}")
             md.append(
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
                 f"{len(larges)} | {p99:.0f} | {stats.mean(shorts):.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
-                f"{mean_of(rs, 'drops'):.0f} | "
+                f"{mean_of(rs, 'drops'):.0f} | {mean_of(rs, 'marks'):.0f} ({100 * pst:.1f}%) | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
     md.append("")
+    for s, shares in pst_shares.items():
+        page.set(f"{tag}.{s}.pst_share_range",
+                 f"{100 * min(shares):.1f}-{100 * max(shares):.1f}%" if len(shares) > 1
+                 else f"{100 * shares[0]:.1f}%")
     # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
     # claims "lower" (overall and short-flow FCT, Figure 9a-c).
     head = ["| load | short flows (ECN#, all seeds) | overall mean FCT | short mean FCT | "
@@ -185,6 +199,16 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
         head.append(f"| {load} | {page.values[f'{tag}.{load}.ecnsharp.short_flows']} | "
                     + " | ".join(cells) + " |")
     page.set(f"{tag}.headline", "\n".join(head))
+    # For the prose: over the loads run, ECN#'s ratios and how many the rule's test passes.
+    for name, _, _, _ in F9_METRICS:
+        rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and x[2] is not None]
+        if not rs:
+            continue
+        passed = sum(verdict(r) == "reproduces" for r in rs)
+        lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
+        page.set(f"{tag}.ecnsharp.{name}.summary",
+                 (lo if lo == hi else f"{lo}-{hi}") + f" over {len(rs)} "
+                 f"load{'s' if len(rs) > 1 else ''}, the interval wholly below 1 at {passed}")
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
