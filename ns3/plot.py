@@ -48,7 +48,6 @@ class Page:
         self.results = results
         self.model = model
         self.values = {}
-        self.rng = random.Random(stats.SEED)
         self.details = {}
         self.md = []
 
@@ -70,7 +69,11 @@ class Page:
             return None
         num = [units(self.detail(a[s])) for s in seeds]
         den = [units(self.detail(b[s])) for s in seeds]
-        point, lo, hi = stats.ratio_ci(stat, num, den, self.rng)
+        # Each interval draws from its own generator, seeded by what it compares, so that it
+        # does not move when other runs are added to the page.
+        rng = random.Random(f"{stats.SEED}:{stat.__name__}:{getattr(units, '__name__', '')}:"
+                            + ",".join(a[s]["key"] + "/" + b[s]["key"] for s in seeds))
+        point, lo, hi = stats.ratio_ci(stat, num, den, rng)
         return point, lo, hi, len(seeds)
 
 
@@ -204,11 +207,16 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
         rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and x[2] is not None]
         if not rs:
             continue
-        passed = sum(verdict(r) == "reproduces" for r in rs)
+        # The paper: lower FCTs, but the large flows' "about the same" (an interval holding 1).
+        if name == "fct_large_mean":
+            passed, test = sum(r[1] <= 1 <= r[2] for r in rs), "holding 1"
+        else:
+            passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
         lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
+        n = f"{len(rs)} load{'s' if len(rs) > 1 else ''}"
         page.set(f"{tag}.ecnsharp.{name}.summary",
-                 (lo if lo == hi else f"{lo}-{hi}") + f" over {len(rs)} "
-                 f"load{'s' if len(rs) > 1 else ''}, the interval wholly below 1 at {passed}")
+                 (f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
+                 + f" (the interval {test} at {passed} of them)")
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
