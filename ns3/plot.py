@@ -71,7 +71,8 @@ class Page:
         den = [units(self.detail(b[s])) for s in seeds]
         # Each interval draws from its own generator, seeded by what it compares, so that it
         # does not move when other runs are added to the page.
-        rng = random.Random(f"{stats.SEED}:{stat.__name__}:{getattr(units, '__name__', '')}:"
+        rng = random.Random(f"{stats.SEED}:{getattr(stat, '__name__', '')}:"
+                            f"{getattr(units, '__name__', '')}:"
                             + ",".join(a[s]["key"] + "/" + b[s]["key"] for s in seeds))
         point, lo, hi = stats.ratio_ci(stat, num, den, rng)
         return point, lo, hi, len(seeds)
@@ -135,12 +136,13 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
     md = page.md
     md += [f"## {title}", "",
            "Ratios to DCTCP-RED-Tail at the same load over the pooled seeds, with bootstrap 95% "
-           "intervals; absolute values pooled over the seeds.", "",
+           "intervals; FCTs pooled over the seeds; queue_mean, drops, marks and the busy ports' "
+           "queue are means of the runs (per run).", "",
            "| load | scheme | seeds | flows (unfinished) | short flows | large flows | "
            "short p99 us | short mean us | large mean us | queue_mean pkts | drops | "
-           "marks (persistent rule's share) | "
+           "busy ports' queue pkts | marks (share by the persistent rule alone) | "
            + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS) + " |",
-           "|" + "---|" * (12 + len(F9_METRICS))]
+           "|" + "---|" * (13 + len(F9_METRICS))]
     series = collections.defaultdict(list)  # metric -> rows (load, scheme, ratio)
     pst_shares = collections.defaultdict(list)  # scheme -> the persistent rule's share per load
     for load in loads:
@@ -166,25 +168,51 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
             page.set(f"{tag}.{s}.params", params_of(rs[0]))
-            # Marks by cause: how much of a scheme's marking the persistent rule does.
+            # Marks by cause: the share of a scheme's marks that its persistent rule made alone.
+            # A packet two rules fired on counts once in marks and once under each cause, so
+            # those are the marks no other cause (instantaneous, RED) made.
             marks = sum(stats.need(r, "marks") for r in rs)
-            pst = sum(stats.need(r, "marks_pst") for r in rs) / marks if marks else math.nan
-            if marks:
+            alone = sum(stats.need(r, "marks") - stats.need(r, "marks_ins") -
+                        stats.need(r, "marks_red") for r in rs)
+            has_pst = any(stats.need(r, "marks_pst") for r in rs)
+            pst = alone / marks if marks and has_pst else math.nan
+            share = "-" if math.isnan(pst) else f"{100 * pst:.2f}%"
+            if not math.isnan(pst):
                 pst_shares[s].append(pst)
-            page.set(f"{tag}.{load}.{s}.pst_share", f"{100 * pst:.1f}%")
+            page.set(f"{tag}.{load}.{s}.pst_share", share)
             page.set(f"{tag}.{load}.{s}.drops", f"{mean_of(rs, 'drops'):,.0f}")
             page.set(f"{tag}.{load}.{s}.queue_mean_pkts", f"{mean_of(rs, 'queue_mean_pkts'):.2f}")
+            busy = mean_of(rs, "queue_busy_mean_pkts")
+            page.set(f"{tag}.{load}.{s}.queue_busy_mean_pkts", f"{busy:.1f}")
+            page.set(f"{tag}.{load}.{s}.short_mean_us", f"{stats.mean(shorts):,.0f}")
+            page.set(f"{tag}.{load}.{s}.fct_mean_us",
+                     f"{stats.mean([v for d in ds for v in stats.all_fcts(d)]):,.0f}")
             md.append(
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
                 f"{len(larges)} | {p99:.0f} | {stats.mean(shorts):.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
-                f"{mean_of(rs, 'drops'):.0f} | {mean_of(rs, 'marks'):.0f} ({100 * pst:.1f}%) | "
+                f"{mean_of(rs, 'drops'):.0f} | {busy:.1f} | {mean_of(rs, 'marks'):.0f} ({share}) | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
     md.append("")
     for s, shares in pst_shares.items():
         page.set(f"{tag}.{s}.pst_share_range",
-                 f"{100 * min(shares):.1f}-{100 * max(shares):.1f}%" if len(shares) > 1
-                 else f"{100 * shares[0]:.1f}%")
+                 f"{100 * min(shares):.2f}-{100 * max(shares):.2f}%" if len(shares) > 1
+                 else f"{100 * shares[0]:.2f}%")
+    # ECN# against TCN (its instantaneous rule alone) and CoDel (its persistent rule alone),
+    # for the prose.
+    for other in ("tcn", "codel"):
+        ratios = []
+        for load in loads:
+            a, b = g.get((load, "ecnsharp")), g.get((load, other))
+            if a and b:
+                r = page.ratio(a, b, stats.short_fcts, stats.mean)
+                page.set(f"{tag}.{load}.ecnsharp_{other}.fct_short_mean", fmt_ci(r))
+                ratios.append(r)
+        if ratios:
+            span = f"{min(r[0] for r in ratios):.2f}-{max(r[0] for r in ratios):.2f}"
+            holding = sum(r[1] <= 1 <= r[2] for r in ratios)
+            page.set(f"{tag}.ecnsharp_{other}.fct_short_mean.summary",
+                     f"{span} over {len(ratios)} loads (the interval holding 1 at {holding})")
     # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
     # claims "lower" (overall and short-flow FCT, Figure 9a-c).
     head = ["| load | short flows (ECN#, all seeds) | overall mean FCT | short mean FCT | "
@@ -204,7 +232,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
     page.set(f"{tag}.headline", "\n".join(head))
     # For the prose: over the loads run, ECN#'s ratios and how many the rule's test passes.
     for name, _, _, _ in F9_METRICS:
-        rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and x[2] is not None]
+        rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and x[2] is not None
+              and x[2][3] >= SEEDS_WANTED]
         if not rs:
             continue
         # The paper: lower FCTs, but the large flows' "about the same" (an interval holding 1).
@@ -213,7 +242,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
         else:
             passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
         lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
-        n = f"{len(rs)} load{'s' if len(rs) > 1 else ''}"
+        n = f"{len(rs)} load{'s' if len(rs) > 1 else ''} with {SEEDS_WANTED} seeds"
         page.set(f"{tag}.ecnsharp.{name}.summary",
                  (f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
                  + f" (the interval {test} at {passed} of them)")

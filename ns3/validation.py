@@ -431,8 +431,8 @@ def main():
             ok2, n2 = COUNTS[tag, col, "several"]
             fields[f"n.{tag}.{col}.all"] = f"{ok + ok2} of {n + n2}"
     # ...and what lies outside it: outside.TAG.COLUMN, every comparison, "; "-separated.
-    for (tag, col), items in OUTSIDE.items():
-        fields[f"outside.{tag}.{col}"] = "; ".join(items)
+    for tag, col, _ in COUNTS:
+        fields[f"outside.{tag}.{col}"] = "; ".join(OUTSIDE[tag, col]) or "none"
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
     text = open(template).read()
     for k, v in fields.items():
