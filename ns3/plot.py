@@ -181,6 +181,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 pst_shares[s].append(pst)
             page.set(f"{tag}.{load}.{s}.pst_share", share)
             page.set(f"{tag}.{load}.{s}.drops", f"{mean_of(rs, 'drops'):,.0f}")
+            page.set(f"{tag}.{load}.{s}.timeouts", f"{mean_of(rs, 'timeouts'):,.0f}")
             page.set(f"{tag}.{load}.{s}.queue_mean_pkts", f"{mean_of(rs, 'queue_mean_pkts'):.2f}")
             busy = mean_of(rs, "queue_busy_mean_pkts")
             page.set(f"{tag}.{load}.{s}.queue_busy_mean_pkts", f"{busy:.1f}")
