@@ -97,6 +97,11 @@ def verdict(r, paper_below_one=True):
     return "reproduces" if side else "does not reproduce"
 
 
+def holds_one(ratios):
+    """How many of the ratios' intervals hold 1 (no difference detected)."""
+    return sum(r[1] <= 1 <= r[2] for r in ratios)
+
+
 def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
@@ -179,18 +184,18 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             share = "-" if math.isnan(pst) else f"{100 * pst:.2f}%"
             if not math.isnan(pst):
                 pst_shares[s].append(pst)
-            page.set(f"{tag}.{load}.{s}.pst_share", share)
             page.set(f"{tag}.{load}.{s}.drops", f"{mean_of(rs, 'drops'):,.0f}")
             page.set(f"{tag}.{load}.{s}.timeouts", f"{mean_of(rs, 'timeouts'):,.0f}")
             page.set(f"{tag}.{load}.{s}.queue_mean_pkts", f"{mean_of(rs, 'queue_mean_pkts'):.2f}")
             busy = mean_of(rs, "queue_busy_mean_pkts")
             page.set(f"{tag}.{load}.{s}.queue_busy_mean_pkts", f"{busy:.1f}")
-            page.set(f"{tag}.{load}.{s}.short_mean_us", f"{stats.mean(shorts):,.0f}")
+            short_mean = stats.mean(shorts)
+            page.set(f"{tag}.{load}.{s}.short_mean_us", f"{short_mean:,.0f}")
             page.set(f"{tag}.{load}.{s}.fct_mean_us",
                      f"{stats.mean([v for d in ds for v in stats.all_fcts(d)]):,.0f}")
             md.append(
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
-                f"{len(larges)} | {p99:.0f} | {stats.mean(shorts):.0f} | "
+                f"{len(larges)} | {p99:.0f} | {short_mean:.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
                 f"{mean_of(rs, 'drops'):.0f} | {busy:.1f} | {mean_of(rs, 'marks'):.0f} ({share}) | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
@@ -211,7 +216,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 ratios.append(r)
         if ratios:
             span = f"{min(r[0] for r in ratios):.2f}-{max(r[0] for r in ratios):.2f}"
-            holding = sum(r[1] <= 1 <= r[2] for r in ratios)
+            holding = holds_one(ratios)
             page.set(f"{tag}.ecnsharp_{other}.fct_short_mean.summary",
                      f"{span} over {len(ratios)} loads (the interval holding 1 at {holding})")
     # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
@@ -239,7 +244,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             continue
         # The paper: lower FCTs, but the large flows' "about the same" (an interval holding 1).
         if name == "fct_large_mean":
-            passed, test = sum(r[1] <= 1 <= r[2] for r in rs), "holding 1"
+            passed, test = holds_one(rs), "holding 1"
         else:
             passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
         lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
