@@ -53,7 +53,7 @@ flavour_fragments() {
 # the virtual-time bench takes no randomness and no time from the host).
 flavour_patches() {
 	case "$1" in
-	uml) echo "$REPO_DIR/tests/uml/random-seed.patch $REPO_DIR/tests/uml/time-travel-start.patch" ;;
+	uml) echo "$REPO_DIR/tests/uml/random-seed.patch $REPO_DIR/tests/uml/time-travel-start.patch $REPO_DIR/tests/uml/host-xstate.patch" ;;
 	esac
 }
 

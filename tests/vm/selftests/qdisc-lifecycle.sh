@@ -110,8 +110,10 @@ tc qdisc del dev $Q root
 # again (5 tries) until it shows a settled pair. The diagnostic is one short line per try.
 peek_under_tbf() {
 	tc qdisc replace dev $Q root handle 1: tbf rate 1mbit burst 3000 latency 1s &&
-		tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp mode tcn ins_target 5ms || return 1
-	pg_send 50 1000 "tos 02" || return 1
+		tc qdisc add dev $Q parent 1:1 handle 10: ecnsharp mode tcn ins_target 5ms ||
+		{ echo "tbf with an ecnsharp child not installed"; return 1; }
+	# Each way out says which step failed (a CI run once failed here with no output at all).
+	pg_send 50 1000 "tos 02" || { echo "pg_send failed with status $?"; return 1; }
 	i=0
 	while [ "$(tc -s -j qdisc show dev $Q | jq '[.[].qlen] | add')" != 0 ]; do
 		i=$((i + 1)); [ $i -gt 100 ] && { echo "not drained in 10 s"; break; }; sleep 0.1
@@ -125,6 +127,7 @@ peek_under_tbf() {
 			marks: ([.bands[]?.marks] | add)}]'
 		sleep 0.2
 	done
+	echo "no settled pair in 5 dumps"
 	return 1
 }
 check "child of tbf: peeked packets accounted, all sent, marks made" peek_under_tbf
