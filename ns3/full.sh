@@ -13,7 +13,8 @@
 # the model are refused. A 128-host F9 web-search run takes about 2 minutes of one core, an
 # incast run 1-4; all of it takes many hours on 2 cores. Parts, in the rule's order:
 #   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
-#   ns3's leaf-spine point, so that the page can show its line from runs.txt)
+#   ns3's leaf-spine point, so that the page can show its line from runs.txt; f9-dm-even and
+#   f9-dm-odd are f9-dm's two halves)
 #   NS3_JOBS=2 (runs in parallel)  NS3_SEEDS="1 2 3"  NS3_LIST=1 (print the runs to do, run none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,7 +78,9 @@ for part in $PARTS; do
 	f11) incast f11 "25 50 75 100 125 150 175 200" "ecnsharp red_tail codel" ;;
 	f9-ws-even) f9 f9 web-search "0.8 0.4 0.6 0.2" "$SCHEMES" ;; # the loudest loads first
 	f9-ws-odd) f9 f9 web-search "0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
-	f9-dm) f9 f9 data-mining "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9" "$SCHEMES" ;;
+	f9-dm) f9 f9 data-mining "0.8 0.4 0.6 0.2 0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
+	f9-dm-even) f9 f9 data-mining "0.8 0.4 0.6 0.2" "$SCHEMES" ;; # f9-dm in two halves
+	f9-dm-odd) f9 f9 data-mining "0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
 	s1)
 		f9 s1 web-search "0.4 0.8" "$SCHEMES" --lambda=1 --variant=lambda1
 		incast s1 100 "$SCHEMES" --lambda=1 --variant=lambda1
@@ -97,7 +100,7 @@ for part in $PARTS; do
 			add q "--scenario=leafspine --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --cdf=ns3/workloads/web-search.cdf --scheme=$s --seed=$seed"
 		done; done
 		;;
-	*) echo "ns3-full: unknown part '$part' (f10 f11 f9-ws-even f9-ws-odd f9-dm s1 s2 s3 q)" >&2; exit 1 ;;
+	*) echo "ns3-full: unknown part '$part' (f10 f11 f9-ws-even f9-ws-odd f9-dm f9-dm-even f9-dm-odd s1 s2 s3 q)" >&2; exit 1 ;;
 	esac
 done
 # A run listed twice (f11's N = 100 is f10's) runs once.
