@@ -231,7 +231,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             r = next((x[2] for x in series[name] if x[0] == load and x[1] == "ecnsharp"), None)
             cell = fmt_ci(r)
             if name in ("fct_mean", "fct_short_mean", "fct_short_p99") and r is not None:
-                cell += f" {verdict(r)}"
+                # fmt_ci names the seeds of an incomplete point already: the verdict, once.
+                cell += " incomplete" if r[3] < SEEDS_WANTED else f" {verdict(r)}"
             cells.append(cell)
         head.append(f"| {load} | {page.values[f'{tag}.{load}.ecnsharp.short_flows']} | "
                     + " | ".join(cells) + " |")
