@@ -170,6 +170,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 page.set(f"{tag}.{load}.{s}.{name}.verdict", verdict(r))
             p99 = stats.p99(shorts)
             page.set(f"{tag}.{load}.{s}.short_flows", f"{len(shorts)}")
+            page.set(f"{tag}.{load}.{s}.large_flows", f"{len(larges)}")
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
             page.set(f"{tag}.{s}.params", params_of(rs[0]))
@@ -250,9 +251,13 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
         lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
         n = f"{len(rs)} load{'s' if len(rs) > 1 else ''} with {SEEDS_WANTED} seeds"
-        page.set(f"{tag}.ecnsharp.{name}.summary",
-                 (f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
-                 + f" (the interval {test} at {passed} of them)")
+        if len(rs) == 1:
+            text = (f"{fmt_ci(rs[0])} at the one load with {SEEDS_WANTED} seeds so far (the "
+                    f"interval {'' if passed else 'not '}{test})")
+        else:
+            text = ((f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
+                    + f" (the interval {test} at {passed} of them)")
+        page.set(f"{tag}.ecnsharp.{name}.summary", text)
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
