@@ -183,7 +183,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             has_pst = any(stats.need(r, "marks_pst") for r in rs)
             pst = alone / marks if marks and has_pst else math.nan
             share = "-" if math.isnan(pst) else f"{100 * pst:.2f}%"
-            if not math.isnan(pst):
+            if not math.isnan(pst) and len(rs) >= SEEDS_WANTED:  # as the summaries: whole points
                 pst_shares[s].append(pst)
             page.set(f"{tag}.{load}.{s}.drops", f"{mean_of(rs, 'drops'):,.0f}")
             page.set(f"{tag}.{load}.{s}.timeouts", f"{mean_of(rs, 'timeouts'):,.0f}")
