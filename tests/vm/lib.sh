@@ -50,7 +50,7 @@ flavour_fragments() {
 }
 
 # flavour_patches FLAVOUR: patches applied to that flavour's own copy of the source (uml only:
-# the virtual-time bench takes no randomness and no time from the host).
+# the virtual-time bench takes no randomness and no time from the host, and runs on AMX hosts).
 flavour_patches() {
 	case "$1" in
 	uml) echo "$REPO_DIR/tests/uml/random-seed.patch $REPO_DIR/tests/uml/time-travel-start.patch $REPO_DIR/tests/uml/host-xstate.patch" ;;
