@@ -11,7 +11,8 @@
 # its flows, ports and queue samples in runs/K.txt.gz. A run whose key is there is not run
 # again, so an interrupted sweep resumes and a changed model runs afresh; uncommitted changes to
 # the model are refused. A 128-host F9 web-search run takes about 2 minutes of one core, a
-# data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in the rule's order:
+# data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in
+# the rule's order:
 #   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
 #   ns3's leaf-spine point, so that the page can show its line from runs.txt; f9-dm-even and
 #   f9-dm-odd are f9-dm's two halves)

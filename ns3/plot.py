@@ -249,12 +249,12 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
             passed, test = holds_one(rs), "holding 1"
         else:
             passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
-        lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
-        n = f"{len(rs)} load{'s' if len(rs) > 1 else ''} with {SEEDS_WANTED} seeds"
         if len(rs) == 1:
             text = (f"{fmt_ci(rs[0])} at the one load with {SEEDS_WANTED} seeds so far (the "
                     f"interval {'' if passed else 'not '}{test})")
         else:
+            lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
+            n = f"{len(rs)} loads with {SEEDS_WANTED} seeds"
             text = ((f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
                     + f" (the interval {test} at {passed} of them)")
         page.set(f"{tag}.ecnsharp.{name}.summary", text)
