@@ -86,11 +86,28 @@ impl Jobs {
         v
     }
 
-    pub fn seeds(&self) -> Vec<u32> {
+    /// The scenarios the run has, in the plan's order (flows, long, incast, sched; others
+    /// after, by name).
+    pub fn scenarios(&self) -> Vec<String> {
+        const ORDER: [&str; 4] = ["flows", "long", "incast", "sched"];
+        let mut v: Vec<String> = self.values.keys().map(|((s, _, _), _)| s.clone()).collect();
+        v.sort_by_key(|s| {
+            (
+                ORDER.iter().position(|o| o == s).unwrap_or(ORDER.len()),
+                s.clone(),
+            )
+        });
+        v.dedup();
+        v
+    }
+
+    /// The seeds any point of a scenario ran.
+    pub fn seeds(&self, sc: &str) -> Vec<u32> {
         let mut v: Vec<u32> = self
             .values
-            .values()
-            .flat_map(|m| m.keys().copied())
+            .iter()
+            .filter(|(((s, _, _), _), _)| s == sc)
+            .flat_map(|(_, m)| m.keys().copied())
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -231,6 +248,9 @@ mod tests {
         );
         assert_eq!(j.schemes("flows"), ["red_tail", "ecnsharp"]);
         assert_eq!(j.variants("flows").len(), 2);
+        assert_eq!(j.seeds("flows"), [1, 2]);
+        assert!(j.seeds("long").is_empty());
+        assert_eq!(j.scenarios(), ["flows"]);
         assert_eq!(var_get("WORKLOAD=websearch,LOAD=0.5", "LOAD"), Some("0.5"));
         assert!(Jobs::parse("h\n1\tx\n").is_err());
         let f = parse_flows("h\n1\twebsearch\t0.5\t-\tecnsharp\t3000\t10.4.6.1:7000\t12\t250\n")

@@ -173,9 +173,15 @@ fn regime(jobs: &Jobs, flows: &[Flow], run_txt: &str, rep: &mut Report) {
     for f in flows.iter().filter(|f| f.size < SHORT) {
         *short.entry((&f.workload, &f.load, &f.scheme)).or_default() += 1;
     }
+    // The seeds per scenario, as the plan ran them (the long flows have more).
+    let seeds: Vec<String> = jobs
+        .scenarios()
+        .iter()
+        .map(|sc| format!("{sc}:{}", jobs.seeds(sc).len()))
+        .collect();
     rep.lines.push(format!(
         "regime: kernel=uml time=virtual rate=10gbit rtt_us={lo:.0}-{hi:.0} senders=7 seeds={} short_flows={}",
-        jobs.seeds().len(),
+        seeds.join(","),
         short.values().min().copied().unwrap_or(0)
     ));
     let det = run_txt
