@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # make check's virtual-time steps, as TAP lines: the UML bench kernel builds (or is cached) and
-# boots with the module; a short testbed point (six DCTCP flows through ECN# at 10 Gbit/s, 0.3 s)
-# run twice with one seed gives byte-identical outputs, so does a run from another clone of the
-# repository, and a run with another seed gives different ones (so
-# the comparison can fail); and that point's numbers meet bounds that hold exactly in virtual
-# time (the shaper's rate, its timer's lateness, the buffer's limit on sojourn); and the native
-# CPU bench (make bench's UML part) runs one short round of every case.
+# boots with the module; a short testbed point (six long DCTCP flows through ECN# at 10 Gbit/s,
+# 0.3 s) meets bounds that hold exactly in virtual time (the shaper's rate, its timer's lateness,
+# the buffer's limit on sojourn); a short workload point (web search at load 0.9 through ECN#
+# until 20 short flows have arrived, about 34 flows in 0.05 virtual seconds) run twice with one
+# seed gives byte-identical outputs, counters and every flow's completion time (flows.jsonl)
+# alike, so does a run from two other clones of the repository, and a run with another seed
+# gives other completion times (so the comparison can fail); and the native CPU bench (make
+# bench's UML part) runs one short round of every case.
 # Usage: tests/uml/check.sh   (prints "ok"/"not ok" lines and "# ..." diagnostics)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,6 +41,10 @@ ok "UML kernel builds or is cached"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 point=(tests/uml/testbed/job.sh SCENARIO=long SCHEME=ecnsharp LONG_SECS=0.3 LONG_OMIT=0.1)
+# The determinism point: short flows, so every flow's completion time is compared.
+fpoint=(tests/uml/testbed/job.sh SCENARIO=flows SCHEME=ecnsharp WORKLOAD=websearch LOAD=0.9 SHORT_FLOWS=20)
+# What a workload point writes (flows.jsonl: one line per flow with its completion time).
+fouts="result.tsv flows.jsonl flows.err qdisc.json tcp.txt"
 run() { tests/uml/run-in-uml "$@" >"$out/log" 2>&1 || { tail -n 20 "$out/log" | sed 's/^/# /'; return 1; }; }
 if run --seed 7 --out "$out/a" "${point[@]}"; then
 	ok "boots, loads sch_ecnsharp.ko and runs a testbed point"
@@ -46,12 +52,14 @@ else
 	notok "boots, loads sch_ecnsharp.ko and runs a testbed point"
 fi
 same() {
-	run --no-build --seed 7 --out "$out/b" "${point[@]}" || return 1
-	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
-		cmp -s "$out/a/$f" "$out/b/$f" || { echo "# $f differs between two runs with seed 7"; return 1; }
+	run --no-build --seed 7 --out "$out/fa" "${fpoint[@]}" || return 1
+	run --no-build --seed 7 --out "$out/fb" "${fpoint[@]}" || return 1
+	echo "# $(grep -c '"fct_us"' "$out/fa/flows.jsonl") flows' completion times compared"
+	for f in $fouts; do
+		cmp -s "$out/fa/$f" "$out/fb/$f" || { echo "# $f differs between two runs with seed 7"; return 1; }
 	done
 }
-check "determinism: the same seed gives identical counters, goodputs and queue samples" same
+check "determinism: the same seed gives identical counters, marks and flow completion times" same
 # From two other clones at two other paths (each with its own run directory, as users' clones
 # elsewhere would have), one of them under /tmp (which the guest covers with its own tmpfs), with
 # the same module and tools: the same outputs.
@@ -62,7 +70,7 @@ clone_run() { # DIR OUT
 	owork=$(uml_work "$1")
 	mkdir -p "$owork"
 	cp -a "$(uml_work "$REPO_DIR")/sch_ecnsharp.ko" "$(uml_work "$REPO_DIR")/tools" "$owork/"
-	(cd "$1" && tests/uml/run-in-uml --no-build --seed 7 --out "$2" "${point[@]}") >"$out/log" 2>&1
+	(cd "$1" && tests/uml/run-in-uml --no-build --seed 7 --out "$2" "${fpoint[@]}") >"$out/log" 2>&1
 	rc=$?
 	rm -rf "$owork" "$1"
 	[ "$rc" -eq 0 ] || { tail -n 20 "$out/log" | sed 's/^/# /'; return 1; }
@@ -70,16 +78,17 @@ clone_run() { # DIR OUT
 clone() {
 	clone_run "$ECNSHARP_CACHE/run/clone-check-a.$$" "$out/d" || return 1
 	clone_run "$(mktemp -d)/clone-check-tmp" "$out/e" || return 1
-	for f in result.tsv bulk.jsonl queue.txt qdisc.json tcp.txt; do
+	for f in $fouts; do
+		cmp -s "$out/fa/$f" "$out/d/$f" || { echo "# $f differs between this clone and another with seed 7"; return 1; }
 		cmp -s "$out/d/$f" "$out/e/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
 	done
 }
 check "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
 other() {
-	run --no-build --seed 8 --out "$out/c" "${point[@]}" || return 1
-	! cmp -s "$out/a/queue.txt" "$out/c/queue.txt"
+	run --no-build --seed 8 --out "$out/c" "${fpoint[@]}" || return 1
+	! cmp -s "$out/fa/flows.jsonl" "$out/c/flows.jsonl"
 }
-check "another seed gives other samples (the comparison can fail)" other
+check "another seed gives other flows and completion times (the comparison can fail)" other
 metric() { awk -v k="$1" -F'\t' '$1 == k { print $2 }' "$out/a/result.tsv"; }
 # TCP payload is 1448 of every 1514 bytes on the wire: at exactly 10 Gbit/s, 9.564 Gbit/s.
 rate() {
