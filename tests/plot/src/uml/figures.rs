@@ -4,6 +4,7 @@
 
 use super::load::scheme_rank;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 /// One line: (x, y, lo, hi) points; lo == hi draws no bar.
@@ -35,26 +36,42 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// A number the paper states in its text, drawn beside ours ("paper, from text"): a black
+/// cross at (x, y), or, without y, a dashed vertical line at x (a fanout the text names) with
+/// its tag written beside it (below the legend).
+pub struct Mark {
+    pub x: f64,
+    pub y: Option<f64>,
+    pub label: String,
+    pub tag: String,
+}
+
 pub fn lines(
     path: &Path,
     title: &str,
     xlabel: &str,
     ylabel: &str,
     series: &[Series],
+    marks: &[Mark],
 ) -> Result<(), String> {
     let pts = || series.iter().flat_map(|s| s.points.iter());
-    let x0 = pts().map(|p| p.0).fold(f64::MAX, f64::min);
-    let x1 = pts().map(|p| p.0).fold(f64::MIN, f64::max);
-    if x0 > x1 {
+    if pts().next().is_none() {
         return Err(format!("{}: no data", path.display()));
     }
+    let xs = || pts().map(|p| p.0).chain(marks.iter().map(|m| m.x));
+    let x0 = xs().fold(f64::MAX, f64::min);
+    let x1 = xs().fold(f64::MIN, f64::max);
     let (x0, x1) = if x0 == x1 {
         (x0 - 1.0, x1 + 1.0)
     } else {
         (x0, x1)
     };
     let pad = (x1 - x0) * 0.04;
-    let y1 = pts().map(|p| p.3.max(p.1)).fold(0.0, f64::max) * 1.1;
+    let y1 = pts()
+        .map(|p| p.3.max(p.1))
+        .chain(marks.iter().filter_map(|m| m.y))
+        .fold(0.0, f64::max)
+        * 1.1;
     let y1 = if y1 > 0.0 { y1 } else { 1.0 };
     let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
@@ -96,6 +113,48 @@ pub fn lines(
                     .map(|p| ErrorBar::new_vertical(p.0, p.2, p.1, p.3, c.filled(), 6)),
             )
             .map_err(err)?;
+    }
+    for m in marks {
+        let label = m.label.clone();
+        match m.y {
+            Some(y) => {
+                chart
+                    .draw_series(std::iter::once(Cross::new(
+                        (m.x, y),
+                        7,
+                        BLACK.stroke_width(2),
+                    )))
+                    .map_err(err)?
+                    .label(label)
+                    .legend(|(x, y)| Cross::new((x + 10, y), 5, BLACK.stroke_width(2)));
+            }
+            None => {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(m.x, 0.0), (m.x, y1)],
+                        6,
+                        4,
+                        BLACK.stroke_width(1),
+                    ))
+                    .map_err(err)?
+                    .label(label)
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+                // Right of the line in the chart's left half, left of it in its right half.
+                let right = m.x > (x0 + x1) / 2.0;
+                let style = TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(
+                    if right { HPos::Right } else { HPos::Left },
+                    VPos::Center,
+                ));
+                let text = if right {
+                    format!("{} ", m.tag)
+                } else {
+                    format!(" {}", m.tag)
+                };
+                chart
+                    .draw_series(std::iter::once(Text::new(text, (m.x, y1 * 0.62), style)))
+                    .map_err(err)?;
+            }
+        }
     }
     chart
         .configure_series_labels()

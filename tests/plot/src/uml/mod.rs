@@ -333,6 +333,7 @@ fn flows_section(
                 "load",
                 &format!("{name} / DCTCP-RED-Tail"),
                 &series,
+                &paper::marks(&format!("{w}-{name}")),
             )?;
         }
     }
@@ -533,6 +534,7 @@ fn long_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Res
                 "base RTT (us)",
                 "goodput (Gbit/s)",
                 &series,
+                &[],
             )?;
         }
     }
@@ -610,6 +612,7 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
         "fanout N",
         "timeouts",
         &timeouts,
+        &paper::marks("incast-timeouts"),
     )?;
     figures::lines(
         &dir.join("incast-qct.svg"),
@@ -617,6 +620,7 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
         "fanout N",
         "QCT (ms)",
         &qct,
+        &paper::marks("incast-qct"),
     )
 }
 

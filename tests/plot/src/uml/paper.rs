@@ -6,6 +6,7 @@
 //! verdict is chosen after seeing a number.
 
 use super::boot::Ratio;
+use super::figures::Mark;
 
 /// What the paper says of the ratio, and so how ours is judged.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,8 +114,8 @@ pub const CLAIMS: &[Claim] = &[
         key: "sched band0/band1 ecnsharp",
         value: 2.0,
         expect: Expect::Near,
-        source: "Journal Fig. 19-20: DWRR 2:1:1 keeps its shares; the value is the quanta's \
-                 ratio (authors' ns-3: 4.87/2.43/2.24 Gbit/s)",
+        source: "CoNEXT Sec. 5.4 Fig. 13a, journal Fig. 19-20: DWRR 2:1:1 keeps its shares; \
+                 the value is the quanta's ratio (the authors' simulation: 4.82/2.40/2.40 Gbit/s)",
     },
     Claim {
         key: "sched band0/band2 ecnsharp",
@@ -126,6 +127,86 @@ pub const CLAIMS: &[Claim] = &[
 
 pub fn lookup(key: &str) -> Option<&'static Claim> {
     CLAIMS.iter().find(|c| c.key == key)
+}
+
+/// A number the paper states in its text for a figure we draw, drawn on our chart beside our
+/// curves (figures::Mark). `chart` is the SVG's name without ".svg"; `y` is a ratio to
+/// DCTCP-RED-Tail computed from the two times the text gives, or None for a fanout the text
+/// names (a vertical line). The paper's figures themselves are not digitised: only what its
+/// text states.
+pub struct FigureMark {
+    pub chart: &'static str,
+    pub x: f64,
+    pub y: Option<f64>,
+    pub label: &'static str,
+    /// Written beside a vertical line's top (which scheme it is).
+    pub tag: &'static str,
+}
+
+pub const FIGURE_MARKS: &[FigureMark] = &[
+    FigureMark {
+        chart: "websearch-short_mean",
+        x: 0.9,
+        y: Some(738.0 / 964.0),
+        label: "paper, from text: ECN# 0.766 at load 0.9 (964 to 738 us; Sec. 5.2, Fig. 6b)",
+        tag: "",
+    },
+    FigureMark {
+        chart: "websearch-short_p99",
+        x: 0.9,
+        y: Some(3287.0 / 5242.0),
+        label: "paper, from text: ECN# 0.627 at load 0.9 (5242 to 3287 us; Sec. 5.2, Fig. 6c)",
+        tag: "",
+    },
+    FigureMark {
+        chart: "websearch-all_mean",
+        x: 0.1,
+        y: Some(2240.0 / 2148.0),
+        label: "paper, from text: ECN# 1.043 at load 0.1 (2148 to 2240 us; Sec. 5.2, Fig. 6a)",
+        tag: "",
+    },
+    FigureMark {
+        chart: "datamining-short_mean",
+        x: 0.8,
+        y: Some(377.0 / 548.0),
+        label: "paper, from text: ECN# 0.688 at load 0.8 (548 to 377 us; Sec. 5.2, Fig. 7b)",
+        tag: "",
+    },
+    FigureMark {
+        chart: "datamining-short_p99",
+        x: 0.8,
+        y: Some(1347.0 / 2161.0),
+        label: "paper, from text: ECN# 0.623 at load 0.8 (2161 to 1347 us; Sec. 5.2, Fig. 7c)",
+        tag: "",
+    },
+    FigureMark {
+        chart: "incast-qct",
+        x: 100.0,
+        y: None,
+        label: "paper (simulation), from text: CoDel loses packets from 100 senders (Sec. 5.4, Fig. 11)",
+        tag: "paper: CoDel",
+    },
+    FigureMark {
+        chart: "incast-qct",
+        x: 175.0,
+        y: None,
+        label: "paper (simulation), from text: ECN# loses packets from 175 senders (Sec. 5.4, Fig. 11)",
+        tag: "paper: ECN#",
+    },
+];
+
+/// The paper's marks for one of our charts.
+pub fn marks(chart: &str) -> Vec<Mark> {
+    FIGURE_MARKS
+        .iter()
+        .filter(|m| m.chart == chart)
+        .map(|m| Mark {
+            x: m.x,
+            y: m.y,
+            label: m.label.to_string(),
+            tag: m.tag.to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -184,6 +265,23 @@ mod tests {
         assert!(s.verdict(&p(2.2)).starts_with("not reproduced"));
         assert!(c.verdict(&p(f64::NAN)).starts_with("no value"));
         assert!(s.verdict(&p(f64::INFINITY)).starts_with("no value"));
+    }
+
+    #[test]
+    fn a_mark_at_a_claimed_point_has_the_claims_value() {
+        // "websearch-short_mean" at 0.9 is the claim "websearch load 0.9 short_mean ...".
+        let mut n = 0;
+        for m in FIGURE_MARKS {
+            let (w, metric) = m.chart.split_once('-').unwrap();
+            let key = format!("{w} load {} {metric} ecnsharp/red_tail", m.x);
+            if let (Some(c), Some(y)) = (lookup(&key), m.y) {
+                assert_eq!(c.value, y, "{key}");
+                n += 1;
+            }
+        }
+        assert_eq!(n, 4);
+        assert_eq!(marks("incast-qct").len(), 2);
+        assert!(marks("long-3x-goodput-by-rtt").is_empty());
     }
 
     #[test]
