@@ -662,7 +662,8 @@ fn sched_section(jobs: &Jobs, rep: &mut Report) {
     }
     let mut line = "sched: dwrr 2:1:1 Gbit/s".to_string();
     rep.table_head(
-        "sched: three DWRR bands, quanta 2:1:1, one long flow each (Gbit/s, mean over seeds)",
+        "sched: three DWRR bands, quanta 2:1:1, one long flow each (Gbit/s the qdisc sent, \
+         headers included, mean over seeds; no short flows, so the paper's Figure 13b is not run)",
     );
     for s in schemes {
         let p: Point = ("sched".into(), s.clone(), String::new());

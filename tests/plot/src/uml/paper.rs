@@ -114,8 +114,9 @@ pub const CLAIMS: &[Claim] = &[
         key: "sched band0/band1 ecnsharp",
         value: 2.0,
         expect: Expect::Near,
-        source: "CoNEXT Sec. 5.4 Fig. 13a, journal Fig. 19-20: DWRR 2:1:1 keeps its shares; \
-                 the value is the quanta's ratio (the authors' simulation: 4.82/2.40/2.40 Gbit/s)",
+        source: "CoNEXT Sec. 5.4 Fig. 13a, journal Fig. 19-20 (simulation): DWRR 2:1:1 keeps \
+                 its shares; the value is the quanta's ratio (the text's goodput: 4.82/2.40/2.40 \
+                 Gbit/s); this judges DWRR's shares under marking, not ECN# against TCN",
     },
     Claim {
         key: "sched band0/band2 ecnsharp",
