@@ -127,6 +127,7 @@ pub fn run(dir: &Path) -> Result<(), String> {
     flows_section(dir, &jobs, &flows, &mut rep, &mut rng)?;
     sensitivity_section(&flows, &mut rep, &mut rng);
     long_section(dir, &jobs, &mut rep, &mut rng)?;
+    sensitivity_all_mean(&flows, &mut rep, &mut rng);
     incast_section(dir, &jobs, &mut rep)?;
     sched_section(&jobs, &mut rep);
     marks::section(&jobs, &mut rep.tables);
@@ -388,13 +389,7 @@ fn goodputs(flows: &[Flow], at: At<'_>, s: &str, classes: &[usize]) -> Vec<Vec<f
 /// DCTCP-RED-Tail at the same setting where it ran, else at the headline's; one labelled line
 /// and table row each.
 fn sensitivity_section(flows: &[Flow], rep: &mut Report, rng: &mut Rng) {
-    let mut at: Vec<(String, String, String)> = flows
-        .iter()
-        .filter(|f| f.variant != HEADLINE)
-        .map(|f| (f.variant.clone(), f.workload.clone(), f.load.clone()))
-        .collect();
-    at.sort();
-    at.dedup();
+    let at = sensitivity_points(flows);
     if at.is_empty() {
         return;
     }
@@ -405,18 +400,8 @@ fn sensitivity_section(flows: &[Flow], rep: &mut Report, rng: &mut Rng) {
         ("large_mean", Stat::Mean, |f| f.size > LARGE),
     ];
     for (v, w, l) in &at {
-        let mut schemes: Vec<&str> = flows
-            .iter()
-            .filter(|f| f.variant == *v && f.workload == *w && f.load == *l)
-            .map(|f| f.scheme.as_str())
-            .collect();
-        schemes.sort_by_key(|s| load::scheme_rank(s));
-        schemes.dedup();
-        let base_v = if schemes.contains(&BASE) {
-            v.as_str()
-        } else {
-            HEADLINE
-        };
+        let (schemes, own) = sensitivity_schemes(flows, (w, l, v));
+        let base_v = if own { v.as_str() } else { HEADLINE };
         for s in schemes.into_iter().filter(|s| *s != BASE) {
             let mut line = format!(
                 "sensitivity: {v} {w} load {l} {s}/{BASE}{}",
@@ -431,6 +416,58 @@ fn sensitivity_section(flows: &[Flow], rep: &mut Report, rng: &mut Rng) {
                 let _ = write!(line, " {name}={txt}");
             }
             rep.lines.push(line);
+        }
+    }
+}
+
+/// The sensitivity points: (variant, workload, load), sorted.
+fn sensitivity_points(flows: &[Flow]) -> Vec<(String, String, String)> {
+    let mut at: Vec<(String, String, String)> = flows
+        .iter()
+        .filter(|f| f.variant != HEADLINE)
+        .map(|f| (f.variant.clone(), f.workload.clone(), f.load.clone()))
+        .collect();
+    at.sort();
+    at.dedup();
+    at
+}
+
+/// The schemes at a sensitivity point, and whether DCTCP-RED-Tail ran it (its baseline is then
+/// the point's own, else the headline's).
+fn sensitivity_schemes<'a>(flows: &'a [Flow], at: At<'_>) -> (Vec<&'a str>, bool) {
+    let (w, l, v) = at;
+    let mut schemes: Vec<&str> = flows
+        .iter()
+        .filter(|f| f.variant == v && f.workload == w && f.load == l)
+        .map(|f| f.scheme.as_str())
+        .collect();
+    schemes.sort_by_key(|s| load::scheme_rank(s));
+    schemes.dedup();
+    let own = schemes.contains(&BASE);
+    (schemes, own)
+}
+
+/// The overall mean FCT (`all_mean`) at each sensitivity point, as its own table: the metric of
+/// the paper's Figure 8a. Drawn after the other ratios (it was added after the runs), so that
+/// their bootstrap draws, from one stream, stay as they were.
+fn sensitivity_all_mean(flows: &[Flow], rep: &mut Report, rng: &mut Rng) {
+    let at = sensitivity_points(flows);
+    if at.is_empty() {
+        return;
+    }
+    rep.table_head(
+        "sensitivity: overall mean FCT (all flows; Figure 8a's metric), one setting changed, \
+         against DCTCP-RED-Tail",
+    );
+    for (v, w, l) in &at {
+        let (schemes, own) = sensitivity_schemes(flows, (w, l, v));
+        let base_v = if own { v.as_str() } else { HEADLINE };
+        let b = fcts(flows, (w, l, base_v), BASE, |_| true);
+        for s in schemes.into_iter().filter(|s| *s != BASE) {
+            let a = fcts(flows, (w, l, v), s, |_| true);
+            let n = a.iter().map(Vec::len).sum();
+            let r = boot::ratio(&a, &b, Stat::Mean, rng);
+            rep.ratio(&format!("{v} {w} load {l} all_mean {s}/{BASE}"), r, n);
         }
     }
 }
