@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make experiments: the ECN# paper's scenarios on the bench kernel (docs/results/README.md).
+# make experiments-qemu: the ECN# paper's scenarios on the qemu TCG bench kernel, every rate
+# divided by 500 and every time multiplied by 500 (docs/results/README.md; the paper's regime is
+# make experiments, tests/uml/experiments.sh).
 # Boots one VM that runs tests/vm/experiments/run.sh (every scheme, interleaved rounds), keeps
 # its measurements in docs/results/experiments.tsv and series.tsv, the run's context (host load,
 # guest diagnostics) in docs/results/experiments-run.txt, then draws summary.json, tables.md and
@@ -28,7 +30,7 @@ t1=$(date +%s)
 tr -d '\r' <"$log" | awk -F'\t' '$1 == "R" && NF == 7' | cut -f2- >"$out/experiments.tsv"
 tr -d '\r' <"$log" | awk -F'\t' '$1 == "S" && NF == 6' | cut -f2- >"$out/series.tsv"
 {
-	echo "make experiments $*: started $start, $((t1 - t0)) s in the VM (kernel cached)"
+	echo "make experiments-qemu (qemu TCG bench, rates divided by 500) $*: started $start, $((t1 - t0)) s in the VM (kernel cached)"
 	echo "host load before: $load_before"
 	echo "host load after:  $(uptime)"
 	echo "guest diagnostics:"

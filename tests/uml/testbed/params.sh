@@ -73,7 +73,7 @@ TCN_AVG_US=64
 CODEL_TARGET_US=85
 CODEL_INTERVAL_US=200
 # Linux's own qdiscs as a user would configure them for this fabric, each under a tbf of the
-# same rate and bucket, limit 250 packets, ECN on:
+# same rate and bucket, limit $LIMIT_PKTS packets (1000, as every scheme), ECN on:
 # linux_codel     codel target 85us interval 200us ecn
 # linux_fq_codel  fq_codel target 85us interval 200us ce_threshold 200us ecn (the DCTCP-style
 #                 threshold at the 90th percentile RTT, as TCN-Tail)
