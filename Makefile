@@ -11,7 +11,7 @@
 #   make help            this text
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make experiments     the ECN# paper's testbed on the real Linux stack in virtual time (User-Mode
-#                        Linux, 10 Gbit/s, microsecond RTTs; about an hour on 2 cores):
+#                        Linux, 10 Gbit/s, microsecond RTTs; 244 runs, 32 min on 2 idle cores):
 #                        docs/results/uml/quick/; not part of make check
 #   make experiments-full  every workload, load, fanout and seed: docs/results/uml/full/ (hours)
 #   make experiments-qemu  the same scenarios scaled down in the qemu guest (~32 min): docs/results/
@@ -26,7 +26,8 @@
 #   make deps            install the bench's dependencies (apt, rustup components, bindgen-cli)
 #   make deb             Debian packages ecnsharp-tools, ecnsharp-dev and ecnsharp-dkms into
 #                        target/deb/ (dpkg-buildpackage over debian/; docs/packaging.md)
-#   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour
+#   make kernel          build (or reuse) the bench kernel; make kernel-debug for the debug flavour,
+#                        make kernel-uml for the User-Mode Linux one (docs/uml-bench.md)
 #   make clean           remove in-tree build products
 #   sudo make install    copy what `make` built (no build as root); INSTALL_MODULE=0 leaves the
 #                        module out (tools only, or a module from DKMS)

@@ -159,10 +159,14 @@ done
 # Collect every finished point of the plan into OUT (tests/uml/collect.sh).
 tests/uml/collect.sh "$store" "$model_key" "$out"
 failed=$(grep -c '^FAILED' "$out/progress.log" || true)
+# Points this invocation booted, and points it took from the cache (an earlier invocation's):
+# the wall time below is this invocation's only.
+ran=$(grep -c '^done ' "$out/progress.log" || true)
+cached=$(grep -c '^cached ' "$out/progress.log" || true)
 wall=$(($(date +%s) - t_start))
 cpu=$(awk -F'\t' '$5 == "wall_s" { s += $6 } END { print s + 0 }' "$out/jobs.tsv")
 {
-	echo "make experiments ($plan): $n points, $failed failed, ${wall} s wall on $jobs cores ($(nproc) on the host), ${cpu} s summed over the points (cached points count their first run)"
+	echo "make experiments ($plan): $n points ($ran run now, $cached from the cache), $failed failed, ${wall} s wall for this invocation on $jobs cores ($(nproc) on the host), ${cpu} s summed over the points (cached points count their first run)"
 	echo "model key $model_key, kernel $(basename "$kdir"), commit $commit at the start"
 	echo "determinism: $determinism (point: $det)"
 	echo "host load at the end: $(uptime)"
