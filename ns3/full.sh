@@ -8,9 +8,10 @@
 # (the git trees of kmod/src, ns3/ffi, ns3/model, ns3/sim, ns3/workloads, ns3/Makefile and the
 # ns-3 version): `key=K model=M commit=C part=P wall_s=T workload=W <ecnsharp-dc's line>
 # detail=runs/K.txt.gz args=A,B,...`,
-# its flows, ports and queue samples in runs/K.txt.gz. A run whose key is there is not run
-# again, so an interrupted sweep resumes and a changed model runs afresh; uncommitted changes to
-# the model are refused. A 128-host F9 web-search run takes about 2 minutes of one core, a
+# its flows, ports and queue samples in runs/K.txt.gz; a run that fails appends a line to
+# docs/results/ns3/failed.txt instead. A run whose key is in runs.txt is not run again, so an
+# interrupted sweep resumes and a changed model runs afresh; uncommitted changes to the model
+# are refused. A 128-host F9 web-search run takes about 2 minutes of one core, a
 # data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in
 # the rule's order:
 #   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
@@ -126,9 +127,15 @@ one() {
 	if ! line=$(nice -n 15 "$BIN" $args --detailOut="$OUT/full/$key.detail" 2>"$OUT/full/$key.err"); then
 		echo "ns3-full: failed ($part): $args" >&2
 		cat "$OUT/full/$key.err" >&2
+		failed_run "$key" "$part" "$args" "$(tail -n 1 "$OUT/full/$key.err")"
 		return 1
 	fi
-	case $line in scenario=*) ;; *) echo "ns3-full: no result line from $args" >&2; return 1 ;; esac
+	case $line in scenario=*) ;; *)
+		echo "ns3-full: no result line from $args" >&2
+		failed_run "$key" "$part" "$args" "no result line"
+		return 1
+		;;
+	esac
 	wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
 	gzip -9 -n -c "$OUT/full/$key.detail" >"$RESULTS/runs/$key.txt.gz"
 	rm -f "$OUT/full/$key.detail" "$OUT/full/$key.err"
@@ -139,7 +146,13 @@ one() {
 		"$key" "$MODEL" "$COMMIT" "$part" "$wall" "$workload" "$line" "$key" "${args// /,}" >>"$RUNS"
 	echo "ns3-full: $part $args: ${wall}s"
 }
-export -f one
+# failed_run KEY PART ARGS WHY: a failure is recorded, so that the page counts it (a failed run
+# is not a run not made); the next sweep tries it again.
+failed_run() {
+	printf 'key=%s model=%s commit=%s part=%s status=failed args=%s why=%s\n' \
+		"$1" "$MODEL" "$COMMIT" "$2" "${3// /,}" "${4// /_}" >>"$RESULTS/failed.txt"
+}
+export -f one failed_run
 export RUNS RESULTS OUT BIN
 export MODEL=$model COMMIT=$commit
 failed=0

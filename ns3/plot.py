@@ -13,7 +13,6 @@ RESULTS_DIR/fig/ (gnuplot SVG) and RESULTS_DIR/README.md from the template ns3/p
 import collections
 import math
 import os
-import random
 import re
 import subprocess
 import sys
@@ -30,15 +29,20 @@ COLORS = {"ecnsharp": "#d62728", "red_tail": "#1f77b4", "red_avg": "#17becf",
 VARIANTS = {"rule": "the rule (lambda 0.17)", "lambda1": "S1: lambda = 1 for every scheme",
             "nohostmark": "S2 (before round 7): host marker off",
             "stockmark": "S2: ns-3's stock sender with the host marker",
-            "authors": "S3: the authors' simulation values"}
+            "authors": "S3: lambda 1, pst_target 10 us"}
 F9_METRICS = [  # name, units, statistic, title
     ("fct_mean", stats.all_fcts, stats.mean, "overall mean FCT"),
     ("fct_short_mean", stats.short_fcts, stats.mean, "short-flow (<100 KB) mean FCT"),
     ("fct_short_p99", stats.short_fcts, stats.p99, "short-flow 99th percentile FCT"),
     ("fct_large_mean", stats.large_fcts, stats.mean, "large-flow (>10 MB) mean FCT"),
-    ("queue_mean", lambda d: d["ports"], stats.mean, "queue_mean (every switch port, as filed)"),
+    ("queue_mean", stats.port_means, stats.mean, "queue_mean (every switch port, as filed)"),
 ]
 SEEDS_WANTED = 3
+# The loads rule.md plans for F9 under the rule (the sensitivity runs plan 0.4 and 0.8 only).
+F9_LOADS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"]
+# The paper's Figure 9 (web search) where its text gives the numbers (§5.3): ECN# / RED-Tail.
+PAPER_F9 = {"fct_short_mean": [("0.4", 4607 / 7297), ("0.5", 5867 / 7195)],
+            "fct_mean": [("0.2", 27644 / 37479), ("0.5", 23095 / 36931)]}
 
 
 class Page:
@@ -60,8 +64,9 @@ class Page:
     def set(self, name, value):
         self.values[name] = value
 
-    def ratio(self, runs_a, runs_b, units, stat):
-        """(point, lo, hi, seeds) over the seeds both schemes ran."""
+    def ratio(self, runs_a, runs_b, units, stat, paired=False):
+        """(point, lo, hi, seeds) over the seeds both schemes ran; `paired`: the paired
+        interval over the same flows (units then gives {flow id: value} per run)."""
         a = {r["seed"]: r for r in runs_a}
         b = {r["seed"]: r for r in runs_b}
         seeds = sorted(set(a) & set(b), key=int)
@@ -69,12 +74,11 @@ class Page:
             return None
         num = [units(self.detail(a[s])) for s in seeds]
         den = [units(self.detail(b[s])) for s in seeds]
-        # Each interval draws from its own generator, seeded by what it compares, so that it
-        # does not move when other runs are added to the page.
-        rng = random.Random(f"{stats.SEED}:{getattr(stat, '__name__', '')}:"
-                            f"{getattr(units, '__name__', '')}:"
-                            + ",".join(a[s]["key"] + "/" + b[s]["key"] for s in seeds))
-        point, lo, hi = stats.ratio_ci(stat, num, den, rng)
+        # Each interval draws from its own generator, seeded by what it compares (as make ns3's
+        # line), so that it does not move when other runs are added to the page.
+        rng = stats.point_rng(f"{stat.__name__}:{units.__name__}", num, den)
+        ci = stats.paired_ratio_ci if paired else stats.ratio_ci
+        point, lo, hi = ci(stat, num, den, rng)
         return point, lo, hi, len(seeds)
 
 
@@ -83,13 +87,21 @@ def fmt_ci(r):
         return "not run"
     point, lo, hi, seeds = r
     few = f" ({seeds} of {SEEDS_WANTED} seeds)" if seeds < SEEDS_WANTED else ""
+    if math.isnan(lo):
+        return f"{point:.2f} [no interval: over 1% of the replicates undefined]{few}"
     return f"{point:.2f} [{lo:.2f}, {hi:.2f}]{few}"
+
+
+def complete(r):
+    return r is not None and r[3] >= SEEDS_WANTED
 
 
 def verdict(r, paper_below_one=True):
     """The rule's test (5): the interval wholly on the paper's side of 1."""
-    if r is None or math.isnan(r[1]):
+    if r is None:
         return "not run"
+    if math.isnan(r[1]):
+        return "no interval"
     point, lo, hi, seeds = r
     if seeds < SEEDS_WANTED:
         return f"incomplete ({seeds} of {SEEDS_WANTED} seeds)"
@@ -127,14 +139,33 @@ def mean_of(runs, key):
     return sum(stats.need(r, key) for r in runs) / len(runs) if runs else math.nan
 
 
-def f9_section(page, runs, variant, workload, hosts="128", tag=None):
-    """Leaf-spine FCTs normalised to DCTCP-RED-Tail, with intervals (Figure 9)."""
+def p99_rank(n):
+    """Which flow, counted from the slowest, stats.p99 returns out of n."""
+    return n - int(0.99 * (n - 1) + 0.5)
+
+
+def ordinal(n):
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(), verdicts=True):
+    """Leaf-spine FCTs normalised to DCTCP-RED-Tail, with intervals (Figure 9). `planned`: the
+    loads the rule plans, listed in the headline as not run until they are; `verdicts`: whether
+    the headline gives the rule's verdicts (not for the make ns3 point, a smoke test)."""
     sel = [r for r in runs if r["scenario"] == "leafspine" and r["variant"] == variant
            and r["workload"] == workload and r["hosts"] == hosts]
     if not sel:
         return
     g = grouped(sel, ("load", "scheme"))
     loads = sorted({k[0] for k in g}, key=float)
+    # The simulated window (every run: arrivals until the 667th short flow of the seed, then
+    # until the last flow ends), for the page: it bounds what a load means here.
+    launch = [stats.need(r, "launch_s") * 1000 for r in sel]
+    end = [stats.need(r, "sim_end_s") * 1000 for r in sel]
+    page.set(f"{tag or f'f9.{variant}.{workload}'}.window",
+             f"arrivals over {min(launch):.0f}-{max(launch):.0f} ms, runs ending at "
+             f"{min(end):.0f}-{max(end):.0f} ms")
     schemes = [s for s in ORDER if any((l, s) in g for l in loads)]
     tag = tag or f"f9.{variant}.{workload}"
     title = f"Leaf-spine, {workload}, {hosts} hosts, {VARIANTS[variant]}"
@@ -146,8 +177,9 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
            "| load | scheme | seeds | flows (unfinished) | short flows | large flows | "
            "short p99 us | short mean us | large mean us | queue_mean pkts | drops | "
            "busy ports' queue pkts | marks (share by the persistent rule alone) | "
-           + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS) + " |",
-           "|" + "---|" * (13 + len(F9_METRICS))]
+           + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS)
+           + " | fct_short_mean / RED-Tail, paired (extra) |",
+           "|" + "---|" * (14 + len(F9_METRICS))]
     series = collections.defaultdict(list)  # metric -> rows (load, scheme, ratio)
     pst_shares = collections.defaultdict(list)  # scheme -> the persistent rule's share per load
     for load in loads:
@@ -168,6 +200,11 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 series[name].append((load, s, r))
                 page.set(f"{tag}.{load}.{s}.{name}", fmt_ci(r))
                 page.set(f"{tag}.{load}.{s}.{name}.verdict", verdict(r))
+            # The paired interval (stats.py: the same flows for both schemes), ECN# only.
+            paired = page.ratio(rs, base, stats.short_flows_by_id, stats.mean, paired=True) \
+                if base and s == "ecnsharp" else None
+            series["fct_short_mean.paired"].append((load, s, paired))
+            page.set(f"{tag}.{load}.{s}.fct_short_mean.paired", fmt_ci(paired))
             p99 = stats.p99(shorts)
             page.set(f"{tag}.{load}.{s}.short_flows", f"{len(shorts)}")
             page.set(f"{tag}.{load}.{s}.large_flows", f"{len(larges)}")
@@ -199,22 +236,29 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                 f"{len(larges)} | {p99:.0f} | {short_mean:.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
                 f"{mean_of(rs, 'drops'):.0f} | {busy:.1f} | {mean_of(rs, 'marks'):.0f} ({share}) | "
-                + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios) + " |")
+                + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios)
+                + f" | {'-' if paired is None else fmt_ci(paired)} |")
     md.append("")
     for s, shares in pst_shares.items():
         page.set(f"{tag}.{s}.pst_share_range",
                  f"{100 * min(shares):.2f}-{100 * max(shares):.2f}%" if len(shares) > 1
                  else f"{100 * shares[0]:.2f}%")
     # ECN# against TCN (its instantaneous rule alone) and CoDel (its persistent rule alone),
-    # for the prose.
+    # for the prose and in the tables.
     for other in ("tcn", "codel"):
         ratios = []
+        rows = []
         for load in loads:
             a, b = g.get((load, "ecnsharp")), g.get((load, other))
             if a and b:
                 r = page.ratio(a, b, stats.short_fcts, stats.mean)
                 page.set(f"{tag}.{load}.ecnsharp_{other}.fct_short_mean", fmt_ci(r))
-                ratios.append(r)
+                rows.append(f"| {load} | {fmt_ci(r)} |")
+                if complete(r):
+                    ratios.append(r)
+        if rows:
+            md += [f"ECN# / {NAMES[other]}, short-flow mean FCT (95% intervals):", "",
+                   "| load | ECN# / " + NAMES[other] + " |", "|---|---|"] + rows + [""]
         if ratios:
             span = f"{min(r[0] for r in ratios):.2f}-{max(r[0] for r in ratios):.2f}"
             holding = holds_one(ratios)
@@ -222,26 +266,36 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
                      f"{span} over {len(ratios)} loads (the interval holding 1 at {holding})")
     # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
     # claims "lower" (overall and short-flow FCT, Figure 9a-c).
-    head = ["| load | short flows (ECN#, all seeds) | overall mean FCT | short mean FCT | "
-            "short p99 FCT | large mean FCT | queue_mean (as filed) |", "|---|---|---|---|---|---|---|"]
-    for load in loads:
-        if (load, "ecnsharp") not in g:
+    head = ["| load | short flows (ECN#, the seeds compared) | overall mean FCT | short mean FCT | "
+            "short p99 FCT (its rank) | large mean FCT | queue_mean (as filed) | "
+            "short mean FCT, paired (extra) |", "|---|---|---|---|---|---|---|---|"]
+    for load in sorted(set(loads) | set(planned), key=float):
+        if (load, "ecnsharp") not in g or (load, "red_tail") not in g:
+            run = [NAMES[s] for s in ("ecnsharp", "red_tail") if (load, s) in g]
+            head.append(f"| {load} | not run" + (f" (only {', '.join(run)} so far)" if run else "")
+                        + " |" + " |" * 6)
             continue
+        compared = {r["seed"] for r in g[load, "red_tail"]}
+        n_short = sum(len(stats.short_fcts(page.detail(r))) for r in g[load, "ecnsharp"]
+                      if r["seed"] in compared)
         cells = []
         for name, _, _, _ in F9_METRICS:
             r = next((x[2] for x in series[name] if x[0] == load and x[1] == "ecnsharp"), None)
             cell = fmt_ci(r)
-            if name in ("fct_mean", "fct_short_mean", "fct_short_p99") and r is not None:
+            if name in ("fct_mean", "fct_short_mean", "fct_short_p99") and r is not None \
+                    and verdicts:
                 # fmt_ci names the seeds of an incomplete point already: the verdict, once.
                 cell += " incomplete" if r[3] < SEEDS_WANTED else f" {verdict(r)}"
+            if name == "fct_short_p99":
+                cell += f" ({ordinal(p99_rank(n_short))} slowest of {n_short:,})"
             cells.append(cell)
-        head.append(f"| {load} | {page.values[f'{tag}.{load}.ecnsharp.short_flows']} | "
-                    + " | ".join(cells) + " |")
+        paired = next(x[2] for x in series["fct_short_mean.paired"]
+                      if x[0] == load and x[1] == "ecnsharp")
+        head.append(f"| {load} | {n_short:,} | " + " | ".join(cells) + f" | {fmt_ci(paired)} |")
     page.set(f"{tag}.headline", "\n".join(head))
     # For the prose: over the loads run, ECN#'s ratios and how many the rule's test passes.
-    for name, _, _, _ in F9_METRICS:
-        rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and x[2] is not None
-              and x[2][3] >= SEEDS_WANTED]
+    for name in [m[0] for m in F9_METRICS] + ["fct_short_mean.paired"]:
+        rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and complete(x[2])]
         if not rs:
             continue
         # The paper: lower FCTs, but the large flows' "about the same" (an interval holding 1).
@@ -263,22 +317,31 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None):
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
         plotted = [s for s in schemes if s != "red_tail"]
         with open(dat, "w") as f:
-            f.write("# load then, per scheme (" + " ".join(plotted) + "): ratio lo hi\n")
+            f.write("# load then, per scheme (" + " ".join(plotted) + "): ratio lo hi "
+                    f"(points with {SEEDS_WANTED} seeds only)\n")
             for load in loads:
                 row = [load]
                 for s in plotted:
                     r = next((x[2] for x in series[name] if x[0] == load and x[1] == s), None)
-                    row += ["nan"] * 3 if r is None else [f"{r[0]:.4f}", f"{r[1]:.4f}",
-                                                          f"{r[2]:.4f}"]
+                    row += ["nan"] * 3 if not complete(r) else [f"{r[0]:.4f}", f"{r[1]:.4f}",
+                                                                f"{r[2]:.4f}"]
                 f.write(" ".join(map(str, row)) + "\n")
         svg = os.path.join(figdir, f"{tag}.{name}.svg")
         plots = ", ".join(
             f"'{dat}' using ($1+{(i - 1.5) * 0.006:.3f}):{2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i} "
             f"with yerrorlines lc rgb '{COLORS[s]}' title '{NAMES[s]}'"
             for i, s in enumerate(plotted))
+        paper = PAPER_F9.get(name) if workload == "web-search" and hosts == "128" else None
+        if paper:
+            pdat = os.path.join(figdir, f"{tag}.{name}.paper.dat")
+            with open(pdat, "w") as f:
+                f.write("# load, ECN# / DCTCP-RED-Tail as the paper's §5.3 text gives it\n")
+                f.writelines(f"{load} {v:.4f}\n" for load, v in paper)
+            plots += (f", '{pdat}' using 1:2 with points pt 7 ps 1.5 lc rgb 'black' "
+                      "title \"ECN#, paper (§5.3 text)\"")
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
 set output '{svg}'
-set title "{workload}, {hosts} hosts, {VARIANTS[variant]}:\\n{mtitle} / DCTCP-RED-Tail's (95% CI)"
+set title "{workload}, {hosts} hosts, {VARIANTS[variant]}:\\n{mtitle} / DCTCP-RED-Tail's (95% CI; {SEEDS_WANTED}-seed points)"
 set xlabel 'load'
 set ylabel 'ratio to DCTCP-RED-Tail'
 set key outside right
@@ -293,7 +356,10 @@ plot 1 with lines lc rgb 'black' dt 2 notitle, {plots}
         if load not in ("0.4", "0.8"):
             continue
         dat = os.path.join(figdir, f"{tag}.cdf.{load}.dat")
-        present = [s for s in schemes if (load, s) in g]
+        # Only schemes with every seed: a CDF over fewer workloads is not comparable.
+        present = [s for s in schemes if len(g.get((load, s), [])) >= SEEDS_WANTED]
+        if not present:
+            continue
         blocks = []
         for s in present:
             v = sorted(x for r in g[load, s] for x in stats.short_fcts(page.detail(r)))
@@ -336,7 +402,8 @@ def f10_section(page, runs, variant):
            "bg_queue_mean pkts (seeds) | drops at the bottleneck over the run (seeds) | "
            "flows with a timeout over the run (seeds) | queue_mean pkts (as filed) | "
            "bottleneck drops after the queries | query timeouts | QCT us | "
-           "ins_target / pst_target / K |", "|" + "---|" * 12]
+           "ins_target / pst_target / K | background: share of the 4 s with a queue (seeds) | "
+           "queue in the ms before the queries, pkts (seeds) |", "|" + "---|" * 14]
     base = g.get(("red_tail",), [])
     for s in schemes:
         rs = g[(s,)]
@@ -350,6 +417,16 @@ def f10_section(page, runs, variant):
                             for x in sorted(rs, key=lambda x: int(x["seed"])))
 
         per_seed = seeds_of("fig10_queue_pkts")
+        ordered = sorted(rs, key=lambda x: int(x["seed"]))
+        # bg_queue_mean over the whole background, bg_queue_busy_mean over its non-empty time:
+        # their quotient is the share of the 4 s with a queue at the bottleneck.
+        nonempty = "/".join(
+            f"{stats.need(x, 'bg_queue_mean_pkts') / stats.need(x, 'bg_queue_busy_mean_pkts'):.0%}"
+            if stats.need(x, "bg_queue_busy_mean_pkts") > 0 else "0%" for x in ordered)
+        # The first 100 samples (10 us apart) are the millisecond before the queries.
+        before = "/".join(f"{sum(page.detail(x)['samples'][:100]) / 100:.1f}" for x in ordered)
+        page.set(f"{tag}.{s}.bg_nonempty_seeds", nonempty)
+        page.set(f"{tag}.{s}.before_queries_seeds", before)
         md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} ({per_seed}) | "
                   f"{'-' if s == 'red_tail' else fmt_ci(r)} | "
                   f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} ({seeds_of('bg_queue_mean_pkts')}) | "
@@ -357,7 +434,7 @@ def f10_section(page, runs, variant):
                   f"{mean_of(rs, 'queue_mean_pkts'):.2f} | "
                   f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
                   f"{sum(int(stats.need(x, 'query_timeouts')) for x in rs)} | "
-                  f"{sum(qct) / len(qct):.0f} | {params} |")
+                  f"{sum(qct) / len(qct):.0f} | {params} | {nonempty} | {before} |")
         page.set(f"{tag}.{s}.fig10_queue_seeds", per_seed)
         page.set(f"{tag}.{s}.k_bytes", f"{int(stats.need(r0, 'k_bytes'))}")
         page.set(f"{tag}.{s}.k_pkts", f"{stats.need(r0, 'k_bytes') / 1454:.0f}")
@@ -375,6 +452,15 @@ def f10_section(page, runs, variant):
             page.set(f"{tag}.{s}.fig10_queue", fmt_ci(r))
             page.set(f"{tag}.{s}.fig10_queue.verdict", verdict(r))
     md.append("")
+    # ECN#'s background queue against RED-Tail's, seed by seed (three values: no interval).
+    if ("ecnsharp",) in g and base:
+        e = {x["seed"]: stats.need(x, "bg_queue_mean_pkts") for x in g[("ecnsharp",)]}
+        r = {x["seed"]: stats.need(x, "bg_queue_mean_pkts") for x in base}
+        both = sorted(set(e) & set(r), key=int)
+        lower = sum(e[k] < r[k] for k in both)
+        page.set(f"{tag}.ecnsharp.bg_queue_lower",
+                 f"lower in every one of the {len(both)} seeds" if lower == len(both) else
+                 f"lower in {lower} of the {len(both)} seeds")
     paper = {"ecnsharp": ("8", "0"), "red_tail": ("182", "0"), "codel": ("-", "125")}
     head = ["| scheme | seeds | fig10_queue, packets (paper) | ratio to DCTCP-RED-Tail | "
             "bottleneck drops after the queries (paper) | query flows with a timeout | "
@@ -403,12 +489,17 @@ def f10_section(page, runs, variant):
     svg = os.path.join(figdir, f"{tag}.queue.svg")
     plots = ", ".join(f"'{dat}' index {i} using 1:2 with lines lc rgb '{COLORS[s]}' "
                       f"title '{NAMES[s]}'" for i, s in enumerate(present))
-    gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
+    # The paper's Figure 10 means over its 5 ms (§5.4 text): 8 packets for ECN#, 182 for
+    # DCTCP-RED-Tail, as dashed lines in the schemes' colours.
+    plots += "".join(f", {v} with lines dt 2 lw 2 lc rgb '{COLORS[s]}' "
+                     f"title \"{NAMES[s]}, paper's mean (§5.4 text)\""
+                     for s, v in (("ecnsharp", 8), ("red_tail", 182)))
+    gnuplot(f"""set terminal svg size 760,560 font 'sans,12'
 set output '{svg}'
 set title "Figure 10's setup, {VARIANTS[variant]}: bottleneck queue every 10 us, seed 1\\n100 queries at 0 ms after 4 s of data-mining background"
 set xlabel 'time from the queries (ms)'
 set ylabel 'packets'
-set key outside right
+set key below maxrows 4
 set grid
 plot {plots}
 """)
@@ -429,10 +520,12 @@ def f11_section(page, runs):
            "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
            "bottleneck drops (mean) |", "|---|---|---|---|---|---|"]
     onset = {}
-    complete = {}
+    done_all = {}
     planned = range(25, 201, 25)  # rule.md, F11
+    page.set("f11.ecnsharp_red_tail.timeouts.summary", "not yet (no N with every seed)")
+    page.set("f11.most", "not yet (no N with every seed)")
     for s in schemes:
-        complete[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in planned)
+        done_all[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in planned)
         for n in ns:
             rs = g.get((str(n), s), [])
             if not rs:
@@ -453,19 +546,76 @@ def f11_section(page, runs):
             page.set(f"f11.{s}.onset", f"none up to {ns[-1]}")
             page.set(f"f11.{s}.fanout", f"{ns[-1]} or more")
         done = sum(len(g.get((str(n), s), [])) for n in planned)
-        page.set(f"f11.{s}.complete", "complete" if complete[s] else
+        page.set(f"f11.{s}.complete", "complete" if done_all[s] else
                  f"incomplete: {done} of {len(planned) * SEEDS_WANTED} runs")
-    if not (complete.get("ecnsharp") and complete.get("codel")):
+    if not (done_all.get("ecnsharp") and done_all.get("codel")):
         page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
     elif "ecnsharp" in onset and "codel" in onset:
-        ratio = f"{onset['ecnsharp'] / onset['codel']:.2f}"
-        if onset["codel"] == ns[0]:
-            # CoDel timed out at the grid's first point: its onset may lie below it.
-            ratio = (f"at least {ratio} (CoDel timed out at N = {ns[0]}, the smallest N run, "
-                     "so its onset may be lower)")
-        page.set("f11.onset_ratio", ratio)
+        # A grid onset N says the true onset lies in (the N run before it, N]; at the grid's
+        # first point, in (0, N]. The ratio is bounded by the ends of those intervals.
+        def span(s):
+            below = [n for n in ns if n < onset[s]]
+            return (below[-1] if below else 0), onset[s]
+
+        (elo, ehi), (clo, chi) = span("ecnsharp"), span("codel")
+        lo = elo / chi
+        where = f"ECN#'s onset lies in ({elo}, {ehi}], CoDel's in ({clo}, {chi}]"
+        if clo == 0:
+            text = (f"not defined: CoDel's queries time out at N = {chi}, the smallest N run, "
+                    f"so its onset is unknown below it; {where}, so the ratio is only known to "
+                    f"exceed {lo:.2f}")
+        else:
+            text = f"between {lo:.2f} and {ehi / clo:.2f} ({where})"
+        page.set("f11.onset_ratio", text)
     else:
         page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
+    # Query flows with a timeout, ECN# / RED-Tail at each N, with intervals (bootstrap over
+    # seeds and query flows), and which scheme has the most at each N.
+    rows, fewer, below, shares = [], 0, 0, []
+    for n in ns:
+        a, b = g.get((str(n), "ecnsharp")), g.get((str(n), "red_tail"))
+        for r in (a or []) + (b or []):
+            counted = sum(stats.query_timed_out(page.detail(r)))
+            if counted != stats.need(r, "query_timeouts"):
+                raise stats.ResultError(f"run {r['key']}: {counted} query flows with a timeout "
+                                        f"in its detail, query_timeouts={r['query_timeouts']}")
+        if not (a and b):
+            continue
+        tb = sum(stats.need(r, "query_timeouts") for r in b)
+        if tb == 0:
+            rows.append(f"| {n} | RED-Tail had none |")
+            continue
+        rr = page.ratio(a, b, stats.query_timed_out, stats.mean)
+        rows.append(f"| {n} | {fmt_ci(rr)} |")
+        if complete(rr):
+            fewer += rr[0] < 1
+            below += rr[2] < 1
+            shares.append((n, 1 - rr[0], sum(stats.need(r, "query_timeouts") for r in a)))
+    if rows:
+        md += ["Query flows with a timeout, ECN# / DCTCP-RED-Tail (95% intervals over seeds and "
+               "query flows):", "", "| queries | ECN# / RED-Tail |", "|---|---|"] + rows + [""]
+    if shares:
+        # Where ECN# had none the ratio is 0: named apart, not folded into the range.
+        none = [str(n) for n, _, te in shares if te == 0]
+        less = [v for _, v, te in shares if v > 0 and te > 0]
+        page.set("f11.ecnsharp_red_tail.timeouts.summary",
+                 f"ECN#'s fewer than RED-Tail's at {fewer} of the {len(shares)} N with RED-Tail "
+                 f"timeouts and {SEEDS_WANTED} seeds"
+                 + (f" (none for ECN# at N = {', '.join(none)}" if none else " (")
+                 + (f"{'; otherwise' if none else ''} by {100 * min(less):.0f}-"
+                    f"{100 * max(less):.0f}%" if less else "") + ")"
+                 + f", the interval wholly below 1 at {below} of them")
+    most = collections.Counter()
+    compared = 0
+    for n in ns:
+        tos = {s: sum(int(stats.need(r, "query_timeouts")) for r in g.get((str(n), s), []))
+               for s in schemes if len(g.get((str(n), s), [])) >= SEEDS_WANTED}
+        if len(tos) == len(schemes) and any(tos.values()):
+            compared += 1
+            most[max(tos, key=tos.get)] += 1
+    if compared:
+        page.set("f11.most", "; ".join(f"{NAMES[s]} the most at {k} of {compared} N"
+                                       for s, k in most.most_common()))
     md.append("Timeout onset (smallest N with a query timeout in any seed): " + ", ".join(
         f"{NAMES[s]} {page.values[f'f11.{s}.onset']}" for s in schemes) + ".")
     md.append("")
@@ -490,9 +640,15 @@ def f11_section(page, runs):
         svg = os.path.join(figdir, f"f11.{fname}.svg")
         plots = ", ".join(f"'{dat}' using 1:{i + 2} with linespoints lc rgb '{COLORS[s]}' "
                           f"title '{NAMES[s]}'" for i, s in enumerate(schemes))
+        # The paper's onsets (§5.4 text): CoDel's queries begin to time out at 100, ECN#'s at 175.
+        paper = "\n".join(
+            f"set arrow from {n}, graph 0 to {n}, graph 1 nohead dt 2 lw 2 lc rgb '{COLORS[s]}'\n"
+            f"set label \"{NAMES[s]}'s onset, paper\" at {n}, graph 0.95 right offset -0.5,0 "
+            f"tc rgb '{COLORS[s]}'" for s, n in (("codel", 100), ("ecnsharp", 175)))
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12'
 set output '{svg}'
-set title "Figure 11's sweep, the rule: {title}"
+set title "Figure 11's sweep, the rule: {title}\\n(dashed: the paper's timeout onsets, §5.4 text)"
+{paper}
 set xlabel 'concurrent query flows'
 set key outside right
 set grid
@@ -503,15 +659,49 @@ plot {plots}
     md.append("")
 
 
+def shape(name):
+    """A field's name with its load, scheme, variant and workload taken out: the fields one
+    section fills for every point have one shape."""
+    tokens = re.sub(r"(?<![\d.])\d\.\d(?![\d.])", "{load}", name).split(".")
+    kinds = ((NAMES, "{scheme}"), (VARIANTS, "{variant}"),
+             (("web-search", "data-mining"), "{workload}"))
+    return ".".join(next((k for names, k in kinds if t in names), t) for t in tokens)
+
+
+def write_other_models(results, runs):
+    """Every run of an earlier model, with its numbers, one page per model in archive/
+    (evidence.md: runs are kept, and shown, not only counted)."""
+    fields = ["fct_short_mean_us", "fct_short_p99_us", "fct_mean_us", "fct_large_mean_us",
+              "queue_mean_pkts", "drops", "fig10_queue_pkts", "bg_queue_mean_pkts",
+              "query_timeouts"]
+    for model, rs in grouped(runs, ("model",)).items():
+        out = [f"<!-- Generated by ns3/plot.py from runs.txt: the runs of model {model[0]}. -->",
+               "", f"# The runs of model `{model[0]}` (not used by the current page)", "",
+               f"{len(rs)} lines of [runs.txt](../runs.txt), as each run printed them (\"-\": "
+               "the scenario has no such field). Why this model was left: "
+               "[rule.md](../rule.md) and the current page's history.", "",
+               "| key | commit | part | scenario | workload | scheme | hosts | load | seed | "
+               "variant | " + " | ".join(fields) + " |", "|" + "---|" * (10 + len(fields))]
+        for r in rs:
+            out.append("| " + " | ".join(r.get(k, "-") for k in (
+                "key", "commit", "part", "scenario", "workload", "scheme", "hosts", "load",
+                "seed", "variant")) + " | " + " | ".join(r.get(k, "-") for k in fields) + " |")
+        with open(os.path.join(results, "archive", f"runs-{model[0]}.md"), "w") as f:
+            f.write("\n".join(out) + "\n")
+
+
 def render(page, template_path, out_path):
     text = open(template_path).read()
     missing = []
+    # A field no run filled is "not run" only if some run filled a field of its shape (the same
+    # figure at another point): a mistyped name is an error, never "not run".
+    known = {shape(n) for n in page.values}
 
     def fill(m):
         name = m.group(1)
         if name in page.values:
             return page.values[name]
-        if re.match(r"^(f9|f10|f11|q|rule)\.", name):
+        if shape(name) in known:
             return "not run"
         missing.append(name)
         return m.group(0)
@@ -543,6 +733,17 @@ def main():
         runs.append(r)
     other = len(every) - len(runs) - twice
     os.makedirs(os.path.join(results, "fig"), exist_ok=True)
+    # Failed runs of this model (ns3/full.sh, failed.txt) that no later attempt replaced.
+    failed_path = os.path.join(results, "failed.txt")
+    failed = []
+    if os.path.exists(failed_path):
+        for i, l in enumerate(open(failed_path)):
+            if l.strip():
+                f = stats.parse_line(l, f"failed.txt:{i + 1}")
+                if f.get("model") == model and f["key"] not in seen:
+                    failed.append(f)
+    page.set("runs_failed", str(len({f["key"] for f in failed})))
+    write_other_models(results, [r for r in every if r.get("model") != model])
     parts = collections.Counter(r["part"] for r in runs)
     wall = sum(stats.need(r, "wall_s") for r in runs)
     page.set("model", model)
@@ -563,8 +764,8 @@ def main():
                 f"{wall / 3600:.1f} hours of wall time; {other} runs of other models in runs.txt "
                 "are not used (rule.md, section 6).", ""]
     for workload in ("web-search", "data-mining"):
-        f9_section(page, runs, "rule", workload)
-    f9_section(page, runs, "rule", "web-search", hosts="16", tag="q")
+        f9_section(page, runs, "rule", workload, planned=F9_LOADS)
+    f9_section(page, runs, "rule", "web-search", hosts="16", tag="q", verdicts=False)
     f10_section(page, runs, "rule")
     f11_section(page, runs)
     for variant in ("lambda1", "stockmark", "authors"):

@@ -8,12 +8,18 @@ flow `f`, per switch port `p`, per queue sample `q`). A point is a scheme at som
 several seeds. Ratios are scheme / DCTCP-RED-Tail with 95% intervals from a two-level bootstrap:
 seeds drawn with replacement (the same draw for both schemes: a seed is a workload), then, within
 each drawn seed and independently per scheme, the units of the statistic (flows, switch ports,
-or 100 us blocks of queue samples). Pure Python, seeded: the same runs give the same intervals.
+or 100 us blocks of queue samples). Pure Python, seeded by the rule's seed and the numbers
+compared (`point_rng`): the same runs give the same intervals in make ns3 and on the page.
+
+A second, labelled statistic beside the rule's (added after the first results, review of
+2026-11-29): the paired interval (`paired_ratio_ci`). A seed fixes the workload, so both schemes
+run the same flows (size, start, delay class; `flow_ids`); resampling a flow draws it for both.
 
     stats.py quick DIR   the make ns3 point from DIR/{leafspine,incast}-SCHEME-SEED.{txt,detail}
     stats.py selftest    checks of the parsing and the statistics (run by make ns3)
 """
 import gzip
+import hashlib
 import heapq
 import math
 import os
@@ -60,9 +66,10 @@ def need(run, key):
 
 
 def load_detail(path):
-    """Flows [(size, fct_us or INF, query, timeouts)], ports [mean packets], samples [packets]."""
+    """Flows [(size, fct_us or INF, query, timeouts)], ports [mean packets], samples [packets],
+    and flow_ids [(size, start, class)], one per flow, for pairing two schemes' flows."""
     opener = gzip.open if path.endswith(".gz") else open
-    flows, ports, samples = [], [], []
+    flows, ports, samples, ids = [], [], [], []
     with opener(path, "rt") as f:
         for n, line in enumerate(f, 1):
             if line.startswith("#") or not line.strip():
@@ -72,6 +79,7 @@ def load_detail(path):
                 if w[0] == "f":
                     fct = float(w[3])
                     flows.append((int(w[1]), INF if fct < 0 else fct, w[5] == "1", int(w[6])))
+                    ids.append((w[1], w[2], w[4]))
                 elif w[0] == "p":
                     ports.append(float(w[1]))
                 elif w[0] == "q":
@@ -82,12 +90,23 @@ def load_detail(path):
                 raise ResultError(f"{path}:{n}: cannot read '{line.strip()}'") from None
     if not flows:
         raise ResultError(f"{path}: no flows")
-    return {"flows": flows, "ports": ports, "samples": samples}
+    return {"flows": flows, "ports": ports, "samples": samples, "flow_ids": ids}
 
 
 # Units of each statistic, per run (one seed).
 def short_fcts(d):
     return [fct for size, fct, query, _ in d["flows"] if not query and size < SHORT_BYTES]
+
+
+def short_flows_by_id(d):
+    """The short flows as {(size, start, class): fct}, for pairing."""
+    return {i: f[1] for f, i in zip(d["flows"], d["flow_ids"])
+            if not f[2] and f[0] < SHORT_BYTES}
+
+
+def query_timed_out(d):
+    """Per query flow, 1.0 if it had a retransmission timeout."""
+    return [1.0 if timeouts > 0 else 0.0 for _, _, query, timeouts in d["flows"] if query]
 
 
 def large_fcts(d):
@@ -96,6 +115,10 @@ def large_fcts(d):
 
 def all_fcts(d):
     return [fct for size, fct, query, _ in d["flows"] if not query]
+
+
+def port_means(d):
+    return d["ports"]
 
 
 def fig10_blocks(d):
@@ -125,26 +148,90 @@ def pooled(stat, seeds):
     return stat([v for units in seeds for v in units])
 
 
+def point_rng(what, num, den):
+    """The generator of one interval: the rule's seed, what is computed, and the numbers
+    compared, so that the same runs give the same interval wherever it is printed, and adding
+    other runs moves no interval."""
+    h = hashlib.sha1(f"{SEED}:{what}".encode())
+    for side in (num, den):
+        for units in side:
+            h.update(repr(units).encode())
+            h.update(b"|")
+        h.update(b"#")
+    return random.Random(h.hexdigest())
+
+
+def _ratio(a, b):
+    """a / b, or None when it is undefined (b not positive, or either not a number)."""
+    if math.isnan(a) or math.isnan(b) or b <= 0:
+        return None
+    return a / b
+
+
+def _percentiles(reps, undefined):
+    """The 95% percentile interval of the replicates; NaN if more than 1% were undefined
+    (a ratio with 0 below it, or an empty resample), which the caller prints as no interval."""
+    if undefined > BOOTSTRAP // 100:
+        return math.nan, math.nan
+    reps.sort()
+    return reps[int(0.025 * (len(reps) - 1))], reps[int(0.975 * (len(reps) - 1))]
+
+
 def ratio_ci(stat, num, den, rng):
     """stat over num's seeds / stat over den's seeds, and its bootstrap 95% interval.
-    num and den: lists (one entry per seed, same seed order) of lists of units."""
+    num and den: lists (one entry per seed, same seed order) of lists of units. A point that is
+    not a number (no units, or 0 below the ratio) is an error."""
     if len(num) != len(den) or not num:
         raise ResultError("a ratio needs the same seeds for both schemes")
-    point = pooled(stat, num) / pooled(stat, den)
+    point = _ratio(pooled(stat, num), pooled(stat, den))
+    if point is None:
+        raise ResultError(f"a ratio of {pooled(stat, num)} to {pooled(stat, den)} is undefined")
     k = len(num)
-    reps = []
+    reps, undefined = [], 0
     for _ in range(BOOTSTRAP):
         draw = [rng.randrange(k) for _ in range(k)]
         a = [rng.choices(num[i], k=len(num[i])) for i in draw]
         b = [rng.choices(den[i], k=len(den[i])) for i in draw]
-        sb = pooled(stat, b)
-        if sb > 0:
-            reps.append(pooled(stat, a) / sb)
-    reps.sort()
-    if len(reps) < BOOTSTRAP // 2:
-        return point, math.nan, math.nan
-    lo = reps[int(0.025 * (len(reps) - 1))]
-    hi = reps[int(0.975 * (len(reps) - 1))]
+        r = _ratio(pooled(stat, a), pooled(stat, b))
+        if r is None:
+            undefined += 1
+        else:
+            reps.append(r)
+    lo, hi = _percentiles(reps, undefined)
+    return point, lo, hi
+
+
+def paired_ratio_ci(stat, num, den, rng):
+    """As ratio_ci, but num and den are per seed {flow id: value} over the same flows (the same
+    workload): each replicate draws the seeds, then within a seed the flows, once for both
+    schemes. A seed whose two schemes do not hold the same flows is an error."""
+    if len(num) != len(den) or not num:
+        raise ResultError("a ratio needs the same seeds for both schemes")
+    pairs = []
+    for a, b in zip(num, den):
+        if a.keys() != b.keys():
+            raise ResultError(f"paired ratio: the schemes ran different flows "
+                              f"({len(a.keys() - b.keys())} and {len(b.keys() - a.keys())} unmatched)")
+        ids = sorted(a)
+        pairs.append(([a[i] for i in ids], [b[i] for i in ids]))
+    point = _ratio(pooled(stat, [p[0] for p in pairs]), pooled(stat, [p[1] for p in pairs]))
+    if point is None:
+        raise ResultError("a paired ratio is undefined")
+    k = len(pairs)
+    reps, undefined = [], 0
+    for _ in range(BOOTSTRAP):
+        xs, ys = [], []
+        for i in (rng.randrange(k) for _ in range(k)):
+            va, vb = pairs[i]
+            idx = [rng.randrange(len(va)) for _ in range(len(va))]
+            xs.append([va[j] for j in idx])
+            ys.append([vb[j] for j in idx])
+        r = _ratio(pooled(stat, xs), pooled(stat, ys))
+        if r is None:
+            undefined += 1
+        else:
+            reps.append(r)
+    lo, hi = _percentiles(reps, undefined)
     return point, lo, hi
 
 
@@ -170,19 +257,17 @@ def quick(directory):
                     raise ResultError(f"{base}.txt: {len(lines)} result lines, not 1")
                 runs[scen, scheme, seed] = parse_line(lines[0], base + ".txt")
                 details[scen, scheme, seed] = load_detail(base + ".detail")
-    rng = random.Random(SEED)
-
     def per_seed(scen, scheme, units):
         return [units(details[scen, scheme, s]) for s in seeds]
 
     def ratio(scen, units, stat):
-        return ratio_ci(stat, per_seed(scen, "ecnsharp", units), per_seed(scen, "red_tail", units),
-                        rng)
+        num, den = per_seed(scen, "ecnsharp", units), per_seed(scen, "red_tail", units)
+        return ratio_ci(stat, num, den, point_rng(f"{stat.__name__}:{units.__name__}", num, den))
 
     r1 = ratio("leafspine", short_fcts, p99)
     r2 = ratio("leafspine", short_fcts, mean)
     r3 = ratio("leafspine", large_fcts, mean)
-    r4 = ratio("leafspine", lambda d: d["ports"], mean)
+    r4 = ratio("leafspine", port_means, mean)
     r5 = ratio("incast", fig10_blocks, mean)
     for scen in ("leafspine", "incast"):
         for scheme in ("ecnsharp", "red_tail"):
@@ -271,6 +356,30 @@ def selftest():
     noisy_b = [[rng.expovariate(1.0) for _ in range(300)] for _ in range(3)]
     point, lo, hi = ratio_ci(mean, noisy_a, noisy_b, rng)
     check(f"same distribution, independent draws: [{lo:.3f},{hi:.3f}] contains 1", lo <= 1 <= hi)
+    pa = [{i: float(i % 50) for i in range(300)} for _ in range(3)]
+    pb = [{i: v * 1.02 + (i % 7) for i, v in s.items()} for s in pa]
+    point, lo, hi = paired_ratio_ci(mean, pa, pb, random.Random(2))
+    _, ulo, uhi = ratio_ci(mean, [list(s.values()) for s in pa], [list(s.values()) for s in pb],
+                           random.Random(2))
+    check(f"paired: the same flows in both schemes give a narrower interval [{lo:.3f},{hi:.3f}] "
+          f"than unpaired [{ulo:.3f},{uhi:.3f}]", lo <= point <= hi and hi - lo < uhi - ulo)
+    try:
+        paired_ratio_ci(mean, [{1: 1.0}], [{2: 1.0}], random.Random(2))
+        check("paired: different flows are an error", False)
+    except ResultError:
+        check("paired: different flows are an error", True)
+    try:
+        ratio_ci(mean, [[1.0]], [[INF]], random.Random(2))
+        check("a ratio over nothing finished is an error, not a number", False)
+    except ResultError:
+        check("a ratio over nothing finished is an error, not a number", True)
+    _, lo, hi = ratio_ci(mean, [[1.0, 2.0]], [[0.0, 0.0, 0.0, 1.0]], random.Random(2))
+    check("replicates with 0 below the ratio: no interval (NaN), not a narrower one",
+          math.isnan(lo) and math.isnan(hi))
+    a1 = point_rng("x", [[1.0, 2.0]], [[3.0]]).random()
+    check("the generator depends on the numbers compared, and only on them",
+          a1 == point_rng("x", [[1.0, 2.0]], [[3.0]]).random()
+          and a1 != point_rng("x", [[1.0, 2.5]], [[3.0]]).random())
     return 1 if failed else 0
 
 
