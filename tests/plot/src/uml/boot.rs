@@ -121,6 +121,52 @@ pub fn ratio_of_seeds(a: &[f64], b: &[f64], rng: &mut Rng) -> Option<Ratio> {
     Some(r)
 }
 
+/// STAT(a) / STAT(b) for a statistic of a whole set of seeds (one that is not a mean or
+/// percentile of pooled samples, such as the largest incast fanout without a timeout in any
+/// seed), with the seed level of `ratio`'s bootstrap: REPS replicates, each drawing as many
+/// seeds as both ran, with replacement and paired, and the 2.5th and 97.5th percentiles. One
+/// seed gives no interval (NaN), as `ratio_of_seeds`.
+pub fn ratio_over_seeds<T>(
+    a: &[T],
+    b: &[T],
+    stat: impl Fn(&[&T]) -> Option<f64>,
+    rng: &mut Rng,
+) -> Option<Ratio> {
+    let k = a.len().min(b.len());
+    if k == 0 {
+        return None;
+    }
+    let all_a: Vec<&T> = a[..k].iter().collect();
+    let all_b: Vec<&T> = b[..k].iter().collect();
+    let value = stat(&all_a)? / stat(&all_b)?;
+    if k < 2 {
+        return Some(Ratio {
+            value,
+            lo: f64::NAN,
+            hi: f64::NAN,
+        });
+    }
+    let mut reps = Vec::with_capacity(REPS);
+    let (mut ra, mut rb) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    for _ in 0..REPS {
+        ra.clear();
+        rb.clear();
+        for _ in 0..k {
+            let s = rng.below(k);
+            ra.push(&a[s]);
+            rb.push(&b[s]);
+        }
+        if let (Some(x), Some(y)) = (stat(&ra), stat(&rb)) {
+            if y > 0.0 {
+                reps.push(x / y);
+            }
+        }
+    }
+    let lo = percentile(&reps, 2.5)?;
+    let hi = percentile(&reps, 97.5)?;
+    Some(Ratio { value, lo, hi })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +203,11 @@ mod tests {
         let big = ratio(&a, &b, Stat::Mean, &mut r).unwrap();
         assert!(big.hi - big.lo < small.hi - small.lo, "{big} vs {small}");
         assert!(ratio(&[], &b, Stat::Mean, &mut r).is_none());
+        let max = |v: &[&f64]| v.iter().map(|x| **x).reduce(f64::max);
+        let m = ratio_over_seeds(&[2.0, 4.0, 3.0], &[1.0, 1.0, 1.0], max, &mut r).unwrap();
+        assert!(m.value == 4.0 && m.lo >= 2.0 && m.hi == 4.0, "{m}");
+        let one = ratio_over_seeds(&[2.0], &[1.0], max, &mut r).unwrap();
+        assert!(one.value == 2.0 && one.lo.is_nan(), "{one}");
         let s = ratio_of_seeds(&[2.0, 2.2, 1.8], &[1.0, 1.0, 1.0], &mut r).unwrap();
         assert!(
             (s.value - 2.0).abs() < 1e-9 && s.lo >= 1.8 && s.hi <= 2.2,

@@ -92,18 +92,6 @@ impl Report {
         );
     }
 
-    /// A number without an interval (a count or a share over the seeds), judged as a ratio.
-    fn judge_point(&mut self, key: &str, value: f64) {
-        if let Some(c) = paper::lookup(key) {
-            let r = Ratio {
-                value,
-                lo: f64::NAN,
-                hi: f64::NAN,
-            };
-            self.judge(c, &r);
-        }
-    }
-
     fn table_head(&mut self, title: &str) {
         let _ = write!(
             self.tables,
@@ -128,8 +116,8 @@ pub fn run(dir: &Path) -> Result<(), String> {
     sensitivity_section(&flows, &mut rep, &mut rng);
     long_section(dir, &jobs, &mut rep, &mut rng)?;
     sensitivity_all_mean(&flows, &mut rep, &mut rng);
-    incast_section(dir, &jobs, &mut rep)?;
-    sched_section(&jobs, &mut rep);
+    incast_section(dir, &jobs, &mut rep, &mut rng)?;
+    sched_section(&jobs, &mut rep, &mut rng);
     marks::section(&jobs, &mut rep.tables);
     let tables = format!(
         "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
@@ -578,7 +566,30 @@ fn long_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Res
     Ok(())
 }
 
-fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), String> {
+/// Timeouts by fanout, (N, timeouts), of one seed.
+type SeedTimeouts = Vec<(f64, f64)>;
+
+/// max_fanout_no_timeout over a set of seeds: the largest N such that no seed timed out at N or
+/// at any smaller N of the grid.
+fn max_fanout(seeds: &[&SeedTimeouts]) -> f64 {
+    let mut fanouts: Vec<f64> = seeds.iter().flat_map(|s| s.iter().map(|p| p.0)).collect();
+    fanouts.sort_by(f64::total_cmp);
+    fanouts.dedup();
+    let mut max_ok = 0.0;
+    for n in fanouts {
+        let total: f64 = seeds
+            .iter()
+            .flat_map(|s| s.iter().filter(|p| p.0 == n).map(|p| p.1))
+            .sum();
+        if total > 0.0 {
+            break;
+        }
+        max_ok = n;
+    }
+    max_ok
+}
+
+fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Result<(), String> {
     let vars = jobs.variants("incast");
     if vars.is_empty() {
         return Ok(());
@@ -591,6 +602,8 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
     let mut timeouts = Vec::new();
     let mut qct = Vec::new();
     let mut best: BTreeMap<String, f64> = BTreeMap::new();
+    // Scheme -> seed -> timeouts by fanout, for the interval of ECN# against CoDel.
+    let mut by_seed: BTreeMap<String, BTreeMap<u32, SeedTimeouts>> = BTreeMap::new();
     for s in jobs.schemes("incast") {
         let mut max_ok = 0.0;
         let mut broken = false;
@@ -598,7 +611,16 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
         for v in &vars {
             let Some(n) = fanout(v) else { continue };
             let p: Point = ("incast".into(), s.clone(), v.clone());
-            let t: Vec<f64> = jobs.num(&p, "incast_timeouts").into_values().collect();
+            let ts = jobs.num(&p, "incast_timeouts");
+            for (seed, x) in &ts {
+                by_seed
+                    .entry(s.clone())
+                    .or_default()
+                    .entry(*seed)
+                    .or_default()
+                    .push((n, *x));
+            }
+            let t: Vec<f64> = ts.into_values().collect();
             if t.is_empty() {
                 continue;
             }
@@ -628,17 +650,28 @@ fn incast_section(dir: &Path, jobs: &Jobs, rep: &mut Report) -> Result<(), Strin
             points: qp,
         });
     }
-    if let (Some(e), Some(c)) = (best.get("ecnsharp"), best.get("codel")) {
-        if *c > 0.0 {
-            let claim = paper::lookup("incast max_fanout_no_timeout ecnsharp/codel");
-            let _ = writeln!(
-                rep.tables,
-                "| max_fanout_no_timeout ecnsharp/codel | {:.2} | | {} |",
-                e / c,
-                claim.map_or(String::new(), |c| format!("{:.2} ({})", c.value, c.source))
-            );
-            let _ = write!(line, " ecnsharp/codel={:.2}", e / c);
-            rep.judge_point("incast max_fanout_no_timeout ecnsharp/codel", e / c);
+    if let (Some(e), Some(c)) = (by_seed.get("ecnsharp"), by_seed.get("codel")) {
+        // The seeds both ran, paired; bootstrapped over seeds (boot::ratio_over_seeds).
+        let (a, b): (Vec<SeedTimeouts>, Vec<SeedTimeouts>) = e
+            .iter()
+            .filter_map(|(seed, x)| c.get(seed).map(|y| (x.clone(), y.clone())))
+            .unzip();
+        if max_fanout(&b.iter().collect::<Vec<_>>()) > 0.0 {
+            let key = "incast max_fanout_no_timeout ecnsharp/codel";
+            let r = boot::ratio_over_seeds(&a, &b, |v| Some(max_fanout(v)), rng);
+            if let Some(r) = r {
+                let claim = paper::lookup(key);
+                let _ = writeln!(
+                    rep.tables,
+                    "| max_fanout_no_timeout ecnsharp/codel | {r} | {} | {} |",
+                    a.len(),
+                    claim.map_or(String::new(), |c| format!("{:.2} ({})", c.value, c.source))
+                );
+                let _ = write!(line, " ecnsharp/codel={r}");
+                if let Some(c) = claim {
+                    rep.judge(c, &r);
+                }
+            }
         }
     }
     rep.lines.push(line);
@@ -692,7 +725,7 @@ fn timeouts_table(timeouts: &[Series], out: &mut String) {
     }
 }
 
-fn sched_section(jobs: &Jobs, rep: &mut Report) {
+fn sched_section(jobs: &Jobs, rep: &mut Report, rng: &mut Rng) {
     let schemes = jobs.schemes("sched");
     if schemes.is_empty() {
         return;
@@ -704,24 +737,15 @@ fn sched_section(jobs: &Jobs, rep: &mut Report) {
     );
     for s in schemes {
         let p: Point = ("sched".into(), s.clone(), String::new());
-        let b: Vec<f64> = (0..3)
-            .map(|k| {
-                boot::mean(
-                    &jobs
-                        .num(&p, &format!("band{k}_mbps"))
-                        .into_values()
-                        .collect::<Vec<_>>(),
-                )
-                .unwrap_or(0.0)
-                    / 1e3
-            })
+        let seeds: Vec<BTreeMap<u32, f64>> = (0..3)
+            .map(|k| jobs.num(&p, &format!("band{k}_mbps")))
+            .collect();
+        let b: Vec<f64> = seeds
+            .iter()
+            .map(|m| boot::mean(&m.values().copied().collect::<Vec<_>>()).unwrap_or(0.0) / 1e3)
             .collect();
         let _ = write!(line, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
         let claim = paper::lookup("sched band0/band1 ecnsharp");
-        if s == "ecnsharp" && b[1] > 0.0 && b[2] > 0.0 {
-            rep.judge_point("sched band0/band1 ecnsharp", b[0] / b[1]);
-            rep.judge_point("sched band0/band2 ecnsharp", b[0] / b[2]);
-        }
         let _ = writeln!(
             rep.tables,
             "| band Gbit/s {s} | {:.2} / {:.2} / {:.2} | | {} |",
@@ -730,6 +754,15 @@ fn sched_section(jobs: &Jobs, rep: &mut Report) {
             b[2],
             claim.map_or(String::new(), |c| c.source.to_string())
         );
+        // The shares as ratios of the first band to the others, per-seed metrics bootstrapped
+        // over the seeds as the long flows' are (boot::ratio_of_seeds).
+        for k in [1, 2] {
+            let (x, y) = paired(&seeds[0], &seeds[k]);
+            let key = format!("sched band0/band{k} {s}");
+            let r = boot::ratio_of_seeds(&x, &y, rng);
+            let txt = rep.ratio(&key, r, x.len());
+            let _ = write!(line, " band0/band{k} {s}={txt}");
+        }
     }
     rep.lines.push(line);
 }
