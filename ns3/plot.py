@@ -662,7 +662,7 @@ plot {plots}
 def shape(name):
     """A field's name with its load, scheme, variant and workload taken out: the fields one
     section fills for every point have one shape."""
-    tokens = re.sub(r"(?<![\d.])\d\.\d(?![\d.])", "{load}", name).split(".")
+    tokens = re.sub(r"(?<=\.)\d\.\d(?=\.|$)", "{load}", name).split(".")
     kinds = ((NAMES, "{scheme}"), (VARIANTS, "{variant}"),
              (("web-search", "data-mining"), "{workload}"))
     return ".".join(next((k for names, k in kinds if t in names), t) for t in tokens)
@@ -714,7 +714,32 @@ def render(page, template_path, out_path):
         f.write(text)
 
 
+def selftest():
+    """The template's fields: a point not run says so, a mistyped name is an error."""
+    import tempfile
+    page = Page("", "m")
+    page.set("f9.rule.web-search.0.4.ecnsharp.fct_short_mean", "0.98")
+    failed = 0
+    with tempfile.TemporaryDirectory() as d:
+        t, out = os.path.join(d, "t"), os.path.join(d, "o")
+        for text, want in (("{{f9.rule.data-mining.0.6.codel.fct_short_mean}}", "not run"),
+                           ("{{f9.rule.web-search.0.4.ecnsharp.fct_shrt_mean}}", None),
+                           ("{{f9.rule.web-search.0.4.ecnsharp.fct_short_mean}}", "0.98")):
+            open(t, "w").write(text)
+            try:
+                render(page, t, out)
+                got = open(out).read().splitlines()[-1]
+            except stats.ResultError:
+                got = None
+            ok = got == want
+            failed += not ok
+            print(f"{'ok' if ok else 'FAIL'} - plot.py renders {text} as {got!r}")
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["selftest"]:
+        return selftest()
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2

@@ -46,6 +46,12 @@ else
 	bad "ns3/stats.py selftest"
 	sed 's/^/# /' "$tmp/stats"
 fi
+if python3 ns3/plot.py selftest >"$tmp/plot" 2>&1; then
+	ok "ns3/plot.py selftest: $(grep -c '^ok' "$tmp/plot") checks (a mistyped field is an error)"
+else
+	bad "ns3/plot.py selftest"
+	sed 's/^/# /' "$tmp/plot"
+fi
 
 # The delay classes: one-packet data-mining flows at light load; the fastest of each class.
 if "$DC" --scenario=incast --scheme=ecnsharp --cdf=ns3/workloads/data-mining.cdf --load=0.3 \
