@@ -142,3 +142,28 @@ INCAST_SCHEMES="ecnsharp red_tail tcn_tail codel linux_codel linux_fq_codel"
 # (ins_target alone).
 SCHED_SECS=1.5
 SCHED_STAGGER_S=0.3
+
+# --- Scheduling with short probe flows (ECN# paper, section 5.4, Figure 13b) --------------------
+# SCENARIO=sched_probe (Amendment 5 of docs/results/uml/README.md, written and committed before
+# any of its runs): the sched setup above (the same qdisc, bands, quanta, long flows and stagger)
+# plus short probe flows, as the paper: "we also randomly start short flows (the size is from
+# 3KB to 60KB) from the rest of senders to probe the queue occupancies". Probes are 3-60 KB
+# (uniform), from the senders that carry no long flow (h4..h7), each with an RTT class drawn as
+# the workloads' flows draw theirs and a DSCP drawn uniformly over the three bands; Poisson
+# arrivals at SCHED_PROBE_LOAD of the link (mean size 31.5 KB: a mean gap of 1.68 ms), starting
+# SCHED_STAGGER_S after the third long flow starts (when the shares' window opens, all three
+# long flows running), until SCHED_PROBES_PER_SEED have arrived (expected 0.34 s, so the last
+# arrives about 0.64 s after the third flow's start, well before the long flows stop at 0.9 s).
+# Why these values: 1.5% of the link (150 Mbit/s, 50 per band) is a light probe beside the long
+# flows' 10 Gbit/s (it measures the queues more than it changes them), and 200 probes per seed
+# give 600 per scheme over the 3 seeds (about 200 per band): a mean, and a p99 with 6 samples
+# above it. The seed fixes the probes' arrivals, sizes, senders, classes and bands:
+# every scheme sees the same probes. Every probe's FCT is recorded (flows.jsonl, as SCENARIO=flows).
+# Schemes: ecnsharp (the rule's 200/85/200 us), tcn_tail (TCN at 200 us, as sched) and tcn150
+# (TCN at the paper's stated 150 us: "We set the TCN marking threshold to 150us").
+SCHED_PROBE_SCHEMES="ecnsharp tcn_tail tcn150"
+SCHED_PROBES_PER_SEED=200
+SCHED_PROBE_LOAD=0.015
+SCHED_PROBE_MIN_BYTES=3000
+SCHED_PROBE_MAX_BYTES=60000
+TCN_PAPER_US=150
