@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # collect.sh STORE MODEL_KEY OUT: every finished point of OUT/plan.txt (tests/uml/experiments.sh)
 # from the point store into OUT/jobs.tsv (one row per point and metric, with its wall time) and
-# OUT/flows.tsv.gz (one row per flow of the workloads, completed or not). A point that did not
+# OUT/flows.tsv.gz (one row per flow of the workloads, completed or not; the probes of
+# SCENARIO=sched_probe in OUT/probes.tsv.gz). A point that did not
 # finish is left out here and reported as failed by the driver.
 set -euo pipefail
 store=$1
@@ -51,3 +52,19 @@ key() { printf '%s %s %s\n' "$model_key" "$1" "$2" | sha256sum | cut -c1-16; }
 			"\($p)\t\(.size)\t\(.to)\t\(.start_us)\t\(.fct_us // "-")"' "$dir/flows.jsonl"
 	done <"$out/plan.txt"
 } | gzip -n >"$out/flows.tsv.gz"
+# The probe flows of SCENARIO=sched_probe (Figure 13b), one row each, into OUT/probes.tsv.gz; the
+# band is the server port's last digit (720B). Not written when the plan has no such point.
+if grep -q ' SCENARIO=sched_probe ' "$out/plan.txt"; then
+	{
+		printf 'seed\tscheme\tsize\tto\tstart_us\tfct_us\n'
+		while read -r seed args; do
+			case $args in *SCENARIO=sched_probe*) ;; *) continue ;; esac
+			dir="$store/$(key "$seed" "$args")"
+			[ -f "$dir/done" ] || continue
+			s=
+			for a in $args; do case $a in SCHEME=*) s=${a#*=} ;; esac; done
+			jq -r --arg p "$seed	$s" 'select(.size) |
+				"\($p)\t\(.size)\t\(.to)\t\(.start_us)\t\(.fct_us // "-")"' "$dir/flows.jsonl"
+		done <"$out/plan.txt"
+	} | gzip -n >"$out/probes.tsv.gz"
+fi

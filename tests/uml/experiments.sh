@@ -79,6 +79,8 @@ points() {
 			for s in $INCAST_SCHEMES; do echo "$seed SCENARIO=incast SCHEME=$s FANOUT=$n"; done
 		done
 		for s in ecnsharp tcn_tail; do echo "$seed SCENARIO=sched SCHEME=$s"; done
+		# Figure 13b (Amendment 5): sched plus short probe flows, in both plans.
+		for s in $SCHED_PROBE_SCHEMES; do echo "$seed SCENARIO=sched_probe SCHEME=$s"; done
 		[ $plan = full ] || continue
 		# Sensitivity, each its own labelled table (docs/results/uml/README.md):
 		# Figure 2: DCTCP-RED's K from 50 to 250 KB at 3x, web search at load 0.5.

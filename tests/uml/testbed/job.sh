@@ -7,6 +7,7 @@
 #   job.sh SCENARIO=long SCHEME=S SPREAD=2|3|5
 #   job.sh SCENARIO=incast SCHEME=S FANOUT=N
 #   job.sh SCENARIO=sched SCHEME=ecnsharp|tcn_tail (three DWRR bands; SCHEME picks the marking)
+#   job.sh SCENARIO=sched_probe SCHEME=ecnsharp|tcn_tail|tcn150 (sched plus short probe flows)
 # SPREAD (default 3) is the RTT spread; the seed is the boot's (--seed). Writes into
 # $ECNSHARP_OUT: result.tsv ("metric value" lines), flows.jsonl, bulk.jsonl or queries.jsonl,
 # queue.txt (samples), bands.txt (sched), qdisc.txt/qdisc.json, tcp.txt (TcpExt counters).
@@ -147,13 +148,18 @@ incast)
 		"\(.key) \(.value)"' | while read -r k v; do result "incast_$k" "$v"; done
 	wait $bg
 	;;
-sched)
+sched | sched_probe)
 	# Three DWRR bands 2:1:1 by DSCP, one long flow each (from h1, h2, h3 with DSCP 0, 1, 2),
 	# starting SCHED_STAGGER_S apart and ending together; per-band bytes sampled every 10 ms.
+	# sched_probe adds short probe flows (params.sh): servers on h4..h7, one port per band
+	# (720B with DSCP B), and Poisson arrivals from SCHED_STAGGER_S after the third flow starts.
 	tc -n sw qdisc del dev out root
 	m="mode ecnsharp ins_target ${ECNSHARP_INS_US}us pst_target ${ECNSHARP_PST_US}us pst_interval ${ECNSHARP_INTERVAL_US}us"
 	[ "$SCHEME" = tcn_tail ] && m="mode tcn ins_target ${TCN_TAIL_US}us"
-	[ "$SCHEME" = ecnsharp ] || [ "$SCHEME" = tcn_tail ] || fail "sched runs ecnsharp or tcn_tail"
+	[ "$SCHEME" = tcn150 ] && [ "$SCENARIO" = sched_probe ] && m="mode tcn ins_target ${TCN_PAPER_US}us"
+	[ "$SCHEME" = ecnsharp ] || [ "$SCHEME" = tcn_tail ] ||
+		{ [ "$SCHEME" = tcn150 ] && [ "$SCENARIO" = sched_probe ]; } ||
+		fail "sched runs ecnsharp or tcn_tail (sched_probe also tcn150)"
 	tc -n sw qdisc add dev out root handle 10: ecnsharp rate "$RATE" burst "$BOTTLENECK_BURST" \
 		limit "$LIMIT_PKTS" bands 3 sched dwrr quanta 3028,1514,1514 classify dscp $m ||
 		fail "install sched"
@@ -161,6 +167,24 @@ sched)
 	for b in 0 1 2; do
 		ip netns exec h$((b + 1)) ecnsharp-flowgen serve --bind 0.0.0.0:710$b --tos $((b * 4)) &
 	done
+	if [ "$SCENARIO" = sched_probe ]; then
+		# Probe targets: every (sender h4..h7, RTT class, band) with the class's weight, so a
+		# probe's class follows the workloads' distribution and its sender and band are uniform.
+		: >/tmp/probe_targets
+		c=1
+		for cw in $CLASSES; do
+			for i in $(seq 4 "$SENDERS"); do
+				for b in 0 1 2; do echo "${cw##*:} 10.$i.$c.1:720$b" >>/tmp/probe_targets; done
+			done
+			c=$((c + 1))
+		done
+		printf '%s 0\n%s 1\n' "$SCHED_PROBE_MIN_BYTES" "$SCHED_PROBE_MAX_BYTES" >/tmp/probe.cdf
+		for i in $(seq 4 "$SENDERS"); do
+			for b in 0 1 2; do
+				ip netns exec h$i ecnsharp-flowgen serve --bind 0.0.0.0:720$b --tos $((b * 4)) &
+			done
+		done
+	fi
 	sleep 0.05
 	for b in 0 1 2; do
 		ip netns exec rcv ecnsharp-flowgen bulk --servers "10.$((b + 1)).1.1:710$b" \
@@ -170,6 +194,17 @@ sched)
 		[ $b = 2 ] || sleep "$SCHED_STAGGER_S"
 	done
 	t0=$(awk '{ print $1 }' /proc/uptime)
+	if [ "$SCENARIO" = sched_probe ]; then
+		(
+			sleep "$SCHED_STAGGER_S"
+			ip netns exec rcv ecnsharp-flowgen flows --targets /tmp/probe_targets --cdf /tmp/probe.cdf \
+				--load "$SCHED_PROBE_LOAD" --rate-mbit $((RATE_BPS / 1000000)) \
+				--short-flows "$SCHED_PROBES_PER_SEED" --drain-seconds "$FLOW_DRAIN_S" \
+				--large-bytes "$LARGE_BYTES" --seed "$SEED" --lowat 1048576 \
+				>"$ECNSHARP_OUT/flows.jsonl" 2>/tmp/flows.err || { cat /tmp/flows.err; echo "flowgen probes failed"; }
+		) &
+		probes=$!
+	fi
 	# From the third flow's start: every 10 ms the bands' bytes, until the flows end.
 	: >"$ECNSHARP_OUT/bands.txt"
 	n=0
@@ -186,6 +221,16 @@ sched)
 			(z0 - b0) * 8 / d / 1e6, (z1 - b1) * 8 / d / 1e6, (z2 - b2) * 8 / d / 1e6 }' \
 		"$ECNSHARP_OUT/bands.txt" | while read -r k v; do result "$k" "$v"; done
 	cat /tmp/sched0.out /tmp/sched1.out /tmp/sched2.out >"$ECNSHARP_OUT/bulk.jsonl"
+	if [ "$SCENARIO" = sched_probe ]; then
+		wait "$probes"
+		cp /tmp/flows.err "$ECNSHARP_OUT/flows.err"
+		grep '"summary"' "$ECNSHARP_OUT/flows.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
+			"\(.key) \(.value)"' | while read -r k v; do result "probes_$k" "$v"; done
+		# Each band's marks by cause and its packets' mean sojourn (the qdisc's own, over the run).
+		leaf | jq -r '.bands[] | "band\(.band)_marks \(.marks)", "band\(.band)_sojourn_mean_us \(.sojourn_mean)",
+			(.band as $b | .marks_by_cause // {} | to_entries[] | "band\($b)_marks_\(.key) \(.value)")' |
+			while read -r k v; do result "$k" "$v"; done
+	fi
 	;;
 *) fail "unknown scenario $SCENARIO" ;;
 esac

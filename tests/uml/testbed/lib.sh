@@ -128,6 +128,8 @@ install() {
 	red_k) $q root handle 10: $e mode red k "${K_BYTES:?}" k_unit bytes ;;
 	tcn_tail) $q root handle 10: $e mode tcn ins_target ${TCN_TAIL_US}us ;;
 	tcn_avg) $q root handle 10: $e mode tcn ins_target ${TCN_AVG_US}us ;;
+	# TCN at the paper's stated 150 us (Figure 13b's setting; SCENARIO=sched_probe).
+	tcn150) $q root handle 10: $e mode tcn ins_target ${TCN_PAPER_US}us ;;
 	codel) $q root handle 10: $e mode codel pst_target ${CODEL_TARGET_US}us \
 		pst_interval ${CODEL_INTERVAL_US}us ;;
 	linux_*)
