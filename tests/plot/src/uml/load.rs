@@ -172,16 +172,7 @@ pub struct Flow {
 }
 
 pub fn read_flows(path: &Path) -> Result<Vec<Flow>, String> {
-    let out = std::process::Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .map_err(|e| format!("gzip -dc {}: {e}", path.display()))?;
-    if !out.status.success() {
-        return Err(format!("gzip -dc {} failed", path.display()));
-    }
-    let text = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
-    parse_flows(&text)
+    parse_flows(&gunzip(path)?)
 }
 
 pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
@@ -205,6 +196,60 @@ pub fn parse_flows(text: &str) -> Result<Vec<Flow>, String> {
             scheme: scheme.to_string(),
             size: size.parse().map_err(|_| bad("size"))?,
             class,
+            fct_us: match fct {
+                "-" => None,
+                f => Some(f.parse().map_err(|_| bad("fct"))?),
+            },
+        });
+    }
+    Ok(v)
+}
+
+/// One probe flow of SCENARIO=sched_probe (Figure 13b), from probes.tsv.gz.
+pub struct Probe {
+    pub seed: u32,
+    pub scheme: String,
+    /// The DWRR band (0-2): the server port's last digit (720B).
+    pub band: usize,
+    /// None: the probe had not finished when the run ended (reported, never dropped).
+    pub fct_us: Option<f64>,
+}
+
+/// Decompresses a .gz file (as read_flows).
+fn gunzip(path: &Path) -> Result<String, String> {
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .map_err(|e| format!("gzip -dc {}: {e}", path.display()))?;
+    if !out.status.success() {
+        return Err(format!("gzip -dc {} failed", path.display()));
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+pub fn read_probes(path: &Path) -> Result<Vec<Probe>, String> {
+    parse_probes(&gunzip(path)?)
+}
+
+pub fn parse_probes(text: &str) -> Result<Vec<Probe>, String> {
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [seed, scheme, _size, to, _start, fct] = f[..] else {
+            return Err(format!("probes line {}: want 6 fields: {line}", i + 1));
+        };
+        let bad = |what: &str| format!("probes line {}: bad {what}: {line}", i + 1);
+        let band = to
+            .rsplit_once(':')
+            .and_then(|(_, port)| port.strip_prefix("720"))
+            .and_then(|b| b.parse().ok())
+            .filter(|b: &usize| *b < 3)
+            .ok_or_else(|| bad("port"))?;
+        v.push(Probe {
+            seed: seed.parse().map_err(|_| bad("seed"))?,
+            scheme: scheme.to_string(),
+            band,
             fct_us: match fct {
                 "-" => None,
                 f => Some(f.parse().map_err(|_| bad("fct"))?),
@@ -260,5 +305,12 @@ mod tests {
         assert_eq!(u[0].fct_us, None);
         assert!(parse_flows("h\n1\tw\t0.5\t-\ts\tx\t10.1.1.1:7000\t1\t2\n").is_err());
         assert_eq!(classes("70.0:75 210.0:5"), [(70.0, 75.0), (210.0, 5.0)]);
+        let p = parse_probes(
+            "h\n1\ttcn150\t3000\t10.4.1.1:7202\t12\t250\n2\tecnsharp\t9\t10.7.6.1:7200\t1\t-\n",
+        )
+        .unwrap();
+        assert_eq!((p[0].band, p[0].fct_us), (2, Some(250.0)));
+        assert_eq!((p[1].band, p[1].fct_us), (0, None));
+        assert!(parse_probes("h\n1\ts\t9\t10.4.1.1:7000\t1\t2\n").is_err());
     }
 }

@@ -13,7 +13,7 @@ mod paper;
 
 use boot::{Ratio, Rng, Stat};
 use figures::Series;
-use load::{var_get, Flow, Jobs, Point};
+use load::{var_get, Flow, Jobs, Point, Probe};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -119,6 +119,7 @@ pub fn run(dir: &Path) -> Result<(), String> {
     incast_section(dir, &jobs, &mut rep, &mut rng)?;
     sched_section(&jobs, &mut rep, &mut rng);
     marks::section(&jobs, &mut rep.tables);
+    probe_section(dir, &jobs, &mut rep, &mut rng)?;
     let tables = format!(
         "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
          Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
@@ -765,6 +766,193 @@ fn sched_section(jobs: &Jobs, rep: &mut Report, rng: &mut Rng) {
         }
     }
     rep.lines.push(line);
+}
+
+/// Figure 13b's scheme against which ECN# is judged: TCN at the paper's stated 150 us.
+const TCN_PAPER: &str = "tcn150";
+
+/// Probe FCTs of one scheme (and band, if given) by seed.
+fn probe_fcts(probes: &[Probe], s: &str, band: Option<usize>) -> BTreeMap<u32, Vec<f64>> {
+    let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for p in probes
+        .iter()
+        .filter(|p| p.scheme == s && band.is_none_or(|b| p.band == b))
+    {
+        if let Some(fct) = p.fct_us {
+            by.entry(p.seed).or_default().push(fct);
+        }
+    }
+    by
+}
+
+/// The samples of two schemes over the seeds both have, in seed order (boot::ratio pairs them).
+fn paired_seeds(
+    a: &BTreeMap<u32, Vec<f64>>,
+    b: &BTreeMap<u32, Vec<f64>>,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    a.iter()
+        .filter_map(|(s, x)| b.get(s).map(|y| (x.clone(), y.clone())))
+        .unzip()
+}
+
+/// Figure 13b (SCENARIO=sched_probe, Amendment 5 of docs/results/uml/README.md): the short
+/// probe flows' FCT beside three DWRR long flows, ECN# against TCN at 150 us (the paper's) and at
+/// 200 us, and the long flows' shares as sched's (Figure 13a in the same runs). Its points are
+/// the run's own (jobs.tsv, probes.tsv.gz), or, for a sweep made before the scenario existed,
+/// those of DIR/sched_probe/ (its own invocation of experiments.sh). Drawn after every other
+/// ratio, so that theirs, from one bootstrap stream, stay as they were.
+fn probe_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Result<(), String> {
+    let sub = dir.join("sched_probe");
+    let own;
+    let (jobs, src, from) = if !jobs.schemes("sched_probe").is_empty() {
+        (jobs, dir.to_path_buf(), "")
+    } else if sub.join("jobs.tsv").exists() {
+        let text = std::fs::read_to_string(sub.join("jobs.tsv"))
+            .map_err(|e| format!("sched_probe/jobs.tsv: {e}"))?;
+        own = Jobs::parse(&text)?;
+        (&own, sub, " from=sched_probe/")
+    } else {
+        return Ok(());
+    };
+    let schemes = jobs.schemes("sched_probe");
+    if schemes.is_empty() {
+        return Ok(());
+    }
+    let probes = if src.join("probes.tsv.gz").exists() {
+        load::read_probes(&src.join("probes.tsv.gz"))?
+    } else {
+        Vec::new()
+    };
+    let paper = paper::lookup(&format!("sched_probe probe_mean ecnsharp/{TCN_PAPER}"));
+    let mut line = format!("sched_probe:{from} probe FCT us (mean/p99)");
+    rep.table_head(
+        "sched_probe (Figure 13b, Amendment 5): short probe flows (3-60 KB, 1.5% of the link, \
+         bands uniform) beside three DWRR long flows; ECN# against TCN at 150 us (the paper's) \
+         and 200 us",
+    );
+    let all: Vec<(String, Vec<f64>)> = schemes
+        .iter()
+        .map(|s| {
+            let v: Vec<f64> = probe_fcts(&probes, s, None)
+                .into_values()
+                .flatten()
+                .collect();
+            (s.clone(), v)
+        })
+        .collect();
+    for (s, v) in &all {
+        let (m, p) = (
+            boot::mean(v).unwrap_or(f64::NAN),
+            boot::percentile(v, 99.0).unwrap_or(f64::NAN),
+        );
+        let _ = write!(line, " {s}={m:.0}/{p:.0}");
+        let _ = writeln!(
+            rep.tables,
+            "| probe_mean_us / probe_p99_us {s} | {m:.0} / {p:.0} | {} | {} |",
+            v.len(),
+            if s == TCN_PAPER || s == "ecnsharp" {
+                format!(
+                    "{} ({})",
+                    if s == TCN_PAPER { 2913 } else { 2341 },
+                    "Fig. 13b, simulation"
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    let ecn = probe_fcts(&probes, "ecnsharp", None);
+    for base in [TCN_PAPER, "tcn_tail"] {
+        if !schemes.iter().any(|s| s == base) {
+            continue;
+        }
+        let (a, b) = paired_seeds(&ecn, &probe_fcts(&probes, base, None));
+        let n = a.iter().map(Vec::len).sum();
+        for (name, stat) in [("probe_mean", Stat::Mean), ("probe_p99", Stat::P99)] {
+            let r = boot::ratio(&a, &b, stat, rng);
+            let txt = rep.ratio(&format!("sched_probe {name} ecnsharp/{base}"), r, n);
+            let _ = write!(line, " {name} ecnsharp/{base}={txt}");
+        }
+    }
+    let unfinished = probes.iter().filter(|p| p.fct_us.is_none()).count();
+    let n_ecn = ecn.values().map(Vec::len).sum::<usize>();
+    let _ = write!(
+        line,
+        " paper ecnsharp/{TCN_PAPER}={} (2913 to 2341 us) probes={n_ecn} unfinished_all_schemes={unfinished}",
+        paper.map_or("-".into(), |c| format!("{:.3}", c.value))
+    );
+    rep.lines.push(line);
+    // By band: the probes' FCT, and what the band's rule did (the qdisc's counters, mean over
+    // seeds, over the whole run).
+    let _ = write!(
+        rep.tables,
+        "\n## sched_probe: probes and marks by band (probes pooled over seeds; counters mean per seed, whole run)\n\n\
+         | scheme | band | probes | probe mean FCT us | probe p99 us | band marks | ins | pst | band sojourn mean us |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+    );
+    for s in &schemes {
+        let p: Point = ("sched_probe".into(), s.clone(), String::new());
+        let cell = |m: &str| {
+            boot::mean(&jobs.num(&p, m).into_values().collect::<Vec<_>>())
+                .map_or("-".into(), |x| format!("{x:.0}"))
+        };
+        for b in 0..3 {
+            let v: Vec<f64> = probe_fcts(&probes, s, Some(b))
+                .into_values()
+                .flatten()
+                .collect();
+            let _ = writeln!(
+                rep.tables,
+                "| {s} | {b} | {} | {} | {} | {} | {} | {} | {} |",
+                v.len(),
+                boot::mean(&v).map_or("-".into(), |x| format!("{x:.0}")),
+                boot::percentile(&v, 99.0).map_or("-".into(), |x| format!("{x:.0}")),
+                cell(&format!("band{b}_marks")),
+                cell(&format!("band{b}_marks_ins")),
+                cell(&format!("band{b}_marks_pst")),
+                cell(&format!("band{b}_sojourn_mean_us")),
+            );
+        }
+    }
+    // Figure 13a in the same runs: the long flows' shares, as sched's.
+    let mut shares = format!("sched_probe:{from} dwrr 2:1:1 Gbit/s");
+    rep.table_head(
+        "sched_probe: the long flows' shares with the probes running (Gbit/s the qdisc sent, \
+         headers and probes included, mean over seeds; Figure 13a in the same runs)",
+    );
+    for s in &schemes {
+        let p: Point = ("sched_probe".into(), s.clone(), String::new());
+        let seeds: Vec<BTreeMap<u32, f64>> = (0..3)
+            .map(|k| jobs.num(&p, &format!("band{k}_mbps")))
+            .collect();
+        let b: Vec<f64> = seeds
+            .iter()
+            .map(|m| boot::mean(&m.values().copied().collect::<Vec<_>>()).unwrap_or(0.0) / 1e3)
+            .collect();
+        let _ = write!(shares, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
+        let _ = writeln!(
+            rep.tables,
+            "| band Gbit/s {s} | {:.2} / {:.2} / {:.2} | | |",
+            b[0], b[1], b[2]
+        );
+        for k in [1, 2] {
+            let (x, y) = paired(&seeds[0], &seeds[k]);
+            let r = boot::ratio_of_seeds(&x, &y, rng);
+            let txt = rep.ratio(&format!("sched_probe band0/band{k} {s}"), r, x.len());
+            let _ = write!(shares, " band0/band{k} {s}={txt}");
+        }
+    }
+    rep.lines.push(shares);
+    let series: Vec<(String, Vec<f64>)> = all
+        .into_iter()
+        .map(|(s, v)| (s, v.iter().map(|x| x / 1e3).collect()))
+        .collect();
+    figures::cdfs(
+        &dir.join("sched_probe-cdf.svg"),
+        "sched_probe (Fig. 13b): FCT of the short probe flows (3-60 KB), all seeds",
+        "flow completion time (ms, log)",
+        &series,
+    )
 }
 
 #[cfg(test)]

@@ -124,6 +124,20 @@ pub const CLAIMS: &[Claim] = &[
         expect: Expect::Near,
         source: "Journal Fig. 19-20: as above, the first band against the third",
     },
+    Claim {
+        key: "sched_probe probe_mean ecnsharp/tcn150",
+        value: 2341.0 / 2913.0,
+        expect: Expect::Lower,
+        source: "Sec. 5.4 Fig. 13b (simulation): ECN# 19.6% better average FCT than TCN for \
+                 short flows (2913 us to 2341 us), TCN at 150 us (Amendment 5's sched_probe)",
+    },
+    Claim {
+        key: "sched_probe band0/band1 ecnsharp",
+        value: 2.0,
+        expect: Expect::Near,
+        source: "Sec. 5.4 Fig. 13a in the Figure 13b runs (sched_probe): DWRR 2:1:1 keeps its \
+                 shares with the short flows running; the quanta's ratio",
+    },
 ];
 
 pub fn lookup(key: &str) -> Option<&'static Claim> {
