@@ -68,3 +68,20 @@ if grep -q ' SCENARIO=sched_probe ' "$out/plan.txt"; then
 		done <"$out/plan.txt"
 	} | gzip -n >"$out/probes.tsv.gz"
 fi
+# Amendment 6: each sched_probe point's probe-window queue samples (bandq.txt) into
+# OUT/bandq.tsv.gz, one row per sample: t_us from the window's first sample, then qlen (packets)
+# and backlog (bytes) of bands 0, 1, 2. Not written when no point has them.
+if grep -q ' SCENARIO=sched_probe ' "$out/plan.txt"; then
+	{
+		printf 'seed\tscheme\tt_us\tq0\tb0\tq1\tb1\tq2\tb2\n'
+		while read -r seed args; do
+			case $args in *SCENARIO=sched_probe*) ;; *) continue ;; esac
+			dir="$store/$(key "$seed" "$args")"
+			[ -f "$dir/done" ] && [ -f "$dir/bandq.txt" ] || continue
+			s=
+			for a in $args; do case $a in SCHEME=*) s=${a#*=} ;; esac; done
+			awk -v p="$seed	$s" 'NR == 1 { t0 = $1 } NF == 7 { printf "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				p, ($1 - t0) / 1000, $2, $3, $4, $5, $6, $7 }' "$dir/bandq.txt"
+		done <"$out/plan.txt"
+	} | gzip -n >"$out/bandq.tsv.gz"
+fi

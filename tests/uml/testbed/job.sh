@@ -202,8 +202,30 @@ sched | sched_probe)
 				--short-flows "$SCHED_PROBES_PER_SEED" --drain-seconds "$FLOW_DRAIN_S" \
 				--large-bytes "$LARGE_BYTES" --seed "$SEED" --lowat 1048576 \
 				>"$ECNSHARP_OUT/flows.jsonl" 2>/tmp/flows.err || { cat /tmp/flows.err; echo "flowgen probes failed"; }
+			touch /tmp/probes.done
 		) &
 		probes=$!
+		# Amendment 6: the probe window's queues (params.sh). From the probes' start until the
+		# last probe ends, every SCHED_PROBE_SAMPLE_S each band's qlen (packets) and backlog
+		# (bytes) into bandq.txt ("ns q0 b0 q1 b1 q2 b2"); the qdisc's stats and the probe
+		# senders' (h4..h7) TcpExt counters at the window's two ends (pw0.json/pw1.json,
+		# pwtcp0/pwtcp1) give each band's marks by cause and the probes' CE-echoed packets over it.
+		(
+			sleep "$SCHED_STAGGER_S"
+			leaf >"$ECNSHARP_OUT/pw0.json"
+			for i in $(seq 4 "$SENDERS"); do ip netns exec h$i cat /proc/net/netstat; done >/tmp/pwtcp0
+			: >"$ECNSHARP_OUT/bandq.txt"
+			k=0
+			while [ ! -f /tmp/probes.done ] && [ $k -lt "$SCHED_PROBE_SAMPLES_MAX" ]; do
+				echo "$(date +%s%N) $(leaf | jq -r '[.bands[] | .qlen, .backlog] | map(tostring) | join(" ")')" \
+					>>"$ECNSHARP_OUT/bandq.txt"
+				sleep "$SCHED_PROBE_SAMPLE_S"
+				k=$((k + 1))
+			done
+			leaf >"$ECNSHARP_OUT/pw1.json"
+			for i in $(seq 4 "$SENDERS"); do ip netns exec h$i cat /proc/net/netstat; done >/tmp/pwtcp1
+		) &
+		pwsampler=$!
 	fi
 	# From the third flow's start: every 10 ms the bands' bytes, until the flows end.
 	: >"$ECNSHARP_OUT/bands.txt"
@@ -223,6 +245,7 @@ sched | sched_probe)
 	cat /tmp/sched0.out /tmp/sched1.out /tmp/sched2.out >"$ECNSHARP_OUT/bulk.jsonl"
 	if [ "$SCENARIO" = sched_probe ]; then
 		wait "$probes"
+		wait "$pwsampler"
 		cp /tmp/flows.err "$ECNSHARP_OUT/flows.err"
 		grep '"summary"' "$ECNSHARP_OUT/flows.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
 			"\(.key) \(.value)"' | while read -r k v; do result "probes_$k" "$v"; done
@@ -230,6 +253,25 @@ sched | sched_probe)
 		leaf | jq -r '.bands[] | "band\(.band)_marks \(.marks)", "band\(.band)_sojourn_mean_us \(.sojourn_mean)",
 			(.band as $b | .marks_by_cause // {} | to_entries[] | "band\($b)_marks_\(.key) \(.value)")' |
 			while read -r k v; do result "$k" "$v"; done
+		# Amendment 6, over the probe window only: each band's marks by cause and packets sent
+		# (pw1 - pw0), the window's length, its samples, and the probe senders' delivered and
+		# CE-echoed packets (TcpExt TCPDelivered, TCPDeliveredCE summed over h4..h7).
+		jq -n -r --slurpfile a "$ECNSHARP_OUT/pw0.json" --slurpfile z "$ECNSHARP_OUT/pw1.json" \
+			'($a[0].bands | map({(.band | tostring): .}) | add) as $x | $z[0].bands[] | .band as $b |
+			"pw_band\($b)_packets \(.packets - $x[$b | tostring].packets)",
+			"pw_band\($b)_marks \(.marks - $x[$b | tostring].marks)",
+			(.marks_by_cause // {} | to_entries[] |
+				"pw_band\($b)_marks_\(.key) \(.value - $x[$b | tostring].marks_by_cause[.key])")' |
+			while read -r k v; do result "$k" "$v"; done
+		result pw_samples "$(wc -l <"$ECNSHARP_OUT/bandq.txt")"
+		result pw_ms "$(jq -n --slurpfile a "$ECNSHARP_OUT/pw0.json" --slurpfile z "$ECNSHARP_OUT/pw1.json" \
+			'($z[0].now - $a[0].now) / 1000')"
+		for f in 0 1; do
+			awk '/^TcpExt:/ { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1; next }
+				for (i = 2; i <= NF; i++) s[n[i]] += $i; h = 0 }
+				END { print s["TCPDelivered"] + 0, s["TCPDeliveredCE"] + 0 }' /tmp/pwtcp$f
+		done | awk 'NR == 1 { d = $1; c = $2 } NR == 2 { print "pw_probe_delivered", $1 - d;
+			print "pw_probe_delivered_ce", $2 - c }' | while read -r k v; do result "$k" "$v"; done
 	fi
 	;;
 *) fail "unknown scenario $SCENARIO" ;;

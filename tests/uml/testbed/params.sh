@@ -167,3 +167,16 @@ SCHED_PROBE_LOAD=0.015
 SCHED_PROBE_MIN_BYTES=3000
 SCHED_PROBE_MAX_BYTES=60000
 TCN_PAPER_US=150
+# Amendment 6 (docs/results/uml/README.md; written and committed before its runs, after
+# Amendment 5's numbers were known): a new labelled measurement of sched_probe, added beside its
+# metrics (which keep their names): why are ECN#'s probes faster than TCN-150's when TCN-150's
+# per-band mean sojourn over the whole run is lower? The probe window (from the probes' start
+# until the last probe ends) had no queue measurement. Now: every SCHED_PROBE_SAMPLE_S (1 ms, at
+# most SCHED_PROBE_SAMPLES_MAX samples) each band's qlen and backlog from the qdisc's per-band
+# stats (bandq.txt, collected into bandq.tsv.gz); each band's marks by cause and packets over the
+# window (stats at its two ends: pw_band*_marks_*, pw_band*_packets); the probe senders' (h4..h7)
+# delivered and CE-echoed packets over it (pw_probe_delivered, pw_probe_delivered_ce). The runs
+# are deterministic, so the probes' FCTs are expected to equal Amendment 5's; if the sampler
+# changes them, both are shown.
+SCHED_PROBE_SAMPLE_S=0.001
+SCHED_PROBE_SAMPLES_MAX=2000
