@@ -215,6 +215,36 @@ pub struct Probe {
     pub fct_us: Option<f64>,
 }
 
+/// One probe-window queue sample of SCENARIO=sched_probe (Amendment 6), from bandq.tsv.gz: each
+/// band's qlen (packets) and backlog (bytes).
+pub struct BandSample {
+    pub scheme: String,
+    pub qlen: [f64; 3],
+    pub backlog: [f64; 3],
+}
+
+pub fn read_bandq(path: &Path) -> Result<Vec<BandSample>, String> {
+    parse_bandq(&gunzip(path)?)
+}
+
+pub fn parse_bandq(text: &str) -> Result<Vec<BandSample>, String> {
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let bad = |what: &str| format!("bandq line {}: bad {what}: {line}", i + 1);
+        let [_seed, scheme, _t, q0, b0, q1, b1, q2, b2] = f[..] else {
+            return Err(format!("bandq line {}: want 9 fields: {line}", i + 1));
+        };
+        let num = |x: &str| x.parse::<f64>().map_err(|_| bad("number"));
+        v.push(BandSample {
+            scheme: scheme.to_string(),
+            qlen: [num(q0)?, num(q1)?, num(q2)?],
+            backlog: [num(b0)?, num(b1)?, num(b2)?],
+        });
+    }
+    Ok(v)
+}
+
 /// Decompresses a .gz file (as read_flows).
 fn gunzip(path: &Path) -> Result<String, String> {
     let out = std::process::Command::new("gzip")
@@ -312,5 +342,9 @@ mod tests {
         assert_eq!((p[0].band, p[0].fct_us), (2, Some(250.0)));
         assert_eq!((p[1].band, p[1].fct_us), (0, None));
         assert!(parse_probes("h\n1\ts\t9\t10.4.1.1:7000\t1\t2\n").is_err());
+        let q = parse_bandq("h\n2\ttcn150\t1000\t3\t4500\t0\t0\t1\t1514\n").unwrap();
+        assert_eq!((q[0].qlen[2], q[0].backlog[0]), (1.0, 4500.0));
+        assert_eq!(q[0].scheme, "tcn150");
+        assert!(parse_bandq("h\n1\ts\t0\t1\n").is_err());
     }
 }

@@ -120,6 +120,7 @@ pub fn run(dir: &Path) -> Result<(), String> {
     sched_section(&jobs, &mut rep, &mut rng);
     marks::section(&jobs, &mut rep.tables);
     probe_section(dir, &jobs, &mut rep, &mut rng)?;
+    window_section(dir, &mut rep, &mut rng)?;
     let tables = format!(
         "# Virtual-time testbed: every ratio against DCTCP-RED-Tail\n\n\
          Drawn by `ecnsharp-plot uml` from jobs.tsv and flows.tsv.gz; intervals are bootstrap \
@@ -952,7 +953,152 @@ fn probe_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Re
         "sched_probe (Fig. 13b): FCT of the short probe flows (3-60 KB), all seeds",
         "flow completion time (ms, log)",
         &series,
-    )
+    )?;
+    window_table(&src, jobs, &schemes, rep)
+}
+
+/// Amendment 6's re-run of the sched_probe points with the probe-window sampler on, in
+/// DIR/sched_probe_window/ (its own invocation of experiments.sh; Amendment 5's points in
+/// DIR/sched_probe/ stay as they were): its probes' FCT under its own label, and the window
+/// table. Drawn after everything else, so no other interval moves.
+fn window_section(dir: &Path, rep: &mut Report, rng: &mut Rng) -> Result<(), String> {
+    let sub = dir.join("sched_probe_window");
+    if !sub.join("jobs.tsv").exists() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(sub.join("jobs.tsv"))
+        .map_err(|e| format!("sched_probe_window/jobs.tsv: {e}"))?;
+    let jobs = Jobs::parse(&text)?;
+    let schemes = jobs.schemes("sched_probe");
+    let probes = load::read_probes(&sub.join("probes.tsv.gz"))?;
+    rep.table_head(
+        "sched_probe_window (Amendment 6): the sched_probe points run again with the 1 ms \
+         probe-window sampler on; its probes' FCT, beside (not replacing) Amendment 5's",
+    );
+    let mut line = String::from(
+        "sched_probe_window: from=sched_probe_window/ (sampler on) probe FCT us (mean/p99)",
+    );
+    for s in &schemes {
+        let v: Vec<f64> = probe_fcts(&probes, s, None)
+            .into_values()
+            .flatten()
+            .collect();
+        let (m, p) = (
+            boot::mean(&v).unwrap_or(f64::NAN),
+            boot::percentile(&v, 99.0).unwrap_or(f64::NAN),
+        );
+        let _ = write!(line, " {s}={m:.0}/{p:.0}");
+        let _ = writeln!(
+            rep.tables,
+            "| sched_probe_window probe_mean_us / probe_p99_us {s} | {m:.0} / {p:.0} | {} | |",
+            v.len()
+        );
+    }
+    let ecn = probe_fcts(&probes, "ecnsharp", None);
+    for base in [TCN_PAPER, "tcn_tail"] {
+        if !schemes.iter().any(|s| s == base) {
+            continue;
+        }
+        let (a, b) = paired_seeds(&ecn, &probe_fcts(&probes, base, None));
+        let n = a.iter().map(Vec::len).sum();
+        for (name, stat) in [("probe_mean", Stat::Mean), ("probe_p99", Stat::P99)] {
+            let r = boot::ratio(&a, &b, stat, rng);
+            let txt = rep.ratio(&format!("sched_probe_window {name} ecnsharp/{base}"), r, n);
+            let _ = write!(line, " {name} ecnsharp/{base}={txt}");
+        }
+    }
+    rep.lines.push(line);
+    window_table(&sub, &jobs, &schemes, rep)
+}
+
+/// Amendment 6: sched_probe's probe window (from the probes' start until the last one ends):
+/// each band's queue sampled every 1 ms (bandq.tsv.gz, pooled over seeds), its marks by cause
+/// and packets over the window (mean per seed), and the probe senders' CE-echoed share. No
+/// bootstrap, so drawn last without moving any interval; nothing when the runs predate it.
+fn window_table(
+    src: &Path,
+    jobs: &Jobs,
+    schemes: &[String],
+    rep: &mut Report,
+) -> Result<(), String> {
+    let path = src.join("bandq.tsv.gz");
+    if !path.exists() {
+        return Ok(());
+    }
+    let samples = load::read_bandq(&path)?;
+    // The DWRR 2:1:1 share of a 10 Gbit/s link, bits per us: a backlog's wait at its share.
+    const SHARE_BITS_PER_US: [f64; 3] = [5e3, 2.5e3, 2.5e3];
+    let _ = write!(
+        rep.tables,
+        "\n## sched_probe: the probe window (Amendment 6; queue sampled every 1 ms, samples pooled over seeds; \
+         marks and packets over the window, mean per seed)\n\n\
+         | scheme | band | samples | qlen mean / p99 pkts | backlog mean / p99 KB | backlog at the band's share mean / p99 us | packets | marks | ins | pst | marked % |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    );
+    let mut line =
+        String::from("sched_probe window: qlen mean pkts by band, marked %, probes' CE %");
+    for s in schemes {
+        let p: Point = ("sched_probe".into(), s.clone(), String::new());
+        let per_seed = |m: &str| boot::mean(&jobs.num(&p, m).into_values().collect::<Vec<_>>());
+        let mine: Vec<&load::BandSample> = samples.iter().filter(|x| &x.scheme == s).collect();
+        let mut qs = Vec::new();
+        let mut ms = Vec::new();
+        for (b, share) in SHARE_BITS_PER_US.iter().enumerate() {
+            let q: Vec<f64> = mine.iter().map(|x| x.qlen[b]).collect();
+            let k: Vec<f64> = mine.iter().map(|x| x.backlog[b]).collect();
+            let us: Vec<f64> = k.iter().map(|x| x * 8.0 / share).collect();
+            let mp = |v: &[f64], scale: f64, d: usize| match (
+                boot::mean(v),
+                boot::percentile(v, 99.0),
+            ) {
+                (Some(m), Some(p)) => format!("{:.d$} / {:.d$}", m / scale, p / scale),
+                _ => "-".into(),
+            };
+            let pk = per_seed(&format!("pw_band{b}_packets"));
+            let mk = per_seed(&format!("pw_band{b}_marks"));
+            let frac = match (pk, mk) {
+                (Some(p), Some(m)) if p > 0.0 => Some(100.0 * m / p),
+                _ => None,
+            };
+            let f0 = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.0}"));
+            let _ = writeln!(
+                rep.tables,
+                "| {s} | {b} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                q.len(),
+                mp(&q, 1.0, 1),
+                mp(&k, 1e3, 1),
+                mp(&us, 1.0, 0),
+                f0(pk),
+                f0(mk),
+                f0(per_seed(&format!("pw_band{b}_marks_ins"))),
+                f0(per_seed(&format!("pw_band{b}_marks_pst"))),
+                frac.map_or("-".into(), |x| format!("{x:.2}")),
+            );
+            qs.push(boot::mean(&q).map_or("-".into(), |x| format!("{x:.1}")));
+            ms.push(frac.map_or("-".into(), |x| format!("{x:.2}")));
+        }
+        let ce = match (
+            per_seed("pw_probe_delivered"),
+            per_seed("pw_probe_delivered_ce"),
+        ) {
+            (Some(d), Some(c)) if d > 0.0 => format!("{:.2}", 100.0 * c / d),
+            _ => "-".into(),
+        };
+        let _ = write!(
+            line,
+            " {s}={} marked={} probe_ce={ce}",
+            qs.join("/"),
+            ms.join("/")
+        );
+        let _ = writeln!(
+            rep.tables,
+            "| {s} | probes (h4..h7) | | | | | {} delivered | {} CE-echoed | | | {ce} |",
+            per_seed("pw_probe_delivered").map_or("-".into(), |x| format!("{x:.0}")),
+            per_seed("pw_probe_delivered_ce").map_or("-".into(), |x| format!("{x:.0}")),
+        );
+    }
+    rep.lines.push(line);
+    Ok(())
 }
 
 #[cfg(test)]
