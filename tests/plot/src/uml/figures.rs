@@ -54,6 +54,30 @@ pub fn lines(
     series: &[Series],
     marks: &[Mark],
 ) -> Result<(), String> {
+    draw_lines(path, title, xlabel, ylabel, series, marks, false)
+}
+
+/// As `lines`, for ratios to a baseline: the y axis is cut above far outliers (`clip_top`).
+pub fn ratio_lines(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[Series],
+    marks: &[Mark],
+) -> Result<(), String> {
+    draw_lines(path, title, xlabel, ylabel, series, marks, true)
+}
+
+fn draw_lines(
+    path: &Path,
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[Series],
+    marks: &[Mark],
+    clip: bool,
+) -> Result<(), String> {
     let pts = || series.iter().flat_map(|s| s.points.iter());
     if pts().next().is_none() {
         return Err(format!("{}: no data", path.display()));
@@ -67,12 +91,29 @@ pub fn lines(
         (x0, x1)
     };
     let pad = (x1 - x0) * 0.04;
-    let y1 = pts()
+    let full = pts()
         .map(|p| p.3.max(p.1))
         .chain(marks.iter().filter_map(|m| m.y))
-        .fold(0.0, f64::max)
-        * 1.1;
+        .fold(0.0, f64::max);
+    // A few very large values (Linux pie's ratios reach ~1000) would flatten every other line
+    // and the paper's crosses: the axis stops at clip_top, and what lies above is drawn at the
+    // top edge, a point as a triangle with its value written beside it, a bar cut there.
+    let cut = clip
+        .then(|| {
+            clip_top(
+                &pts().map(|p| p.1).collect::<Vec<_>>(),
+                &marks.iter().filter_map(|m| m.y).collect::<Vec<_>>(),
+                full,
+            )
+        })
+        .flatten();
+    let y1 = cut.unwrap_or(full) * 1.1;
     let y1 = if y1 > 0.0 { y1 } else { 1.0 };
+    let top = |y: f64| if y > y1 { y1 } else { y };
+    let ylabel = match cut {
+        Some(c) => format!("{ylabel} (axis cut at {c:.2}; above: triangle, value)"),
+        None => ylabel.to_string(),
+    };
     let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(&root)
@@ -85,14 +126,14 @@ pub fn lines(
     chart
         .configure_mesh()
         .x_desc(xlabel)
-        .y_desc(ylabel)
+        .y_desc(ylabel.as_str())
         .draw()
         .map_err(err)?;
     for (i, s) in series.iter().enumerate() {
         let c = color(&s.name, i);
         chart
             .draw_series(LineSeries::new(
-                s.points.iter().map(|p| (p.0, p.1)),
+                s.points.iter().map(|p| (p.0, top(p.1))),
                 c.stroke_width(2),
             ))
             .map_err(err)?
@@ -102,6 +143,7 @@ pub fn lines(
             .draw_series(
                 s.points
                     .iter()
+                    .filter(|p| p.1 <= y1)
                     .map(|p| Circle::new((p.0, p.1), 3, c.filled())),
             )
             .map_err(err)?;
@@ -109,9 +151,25 @@ pub fn lines(
             .draw_series(
                 s.points
                     .iter()
-                    .filter(|p| p.2 != p.3)
-                    .map(|p| ErrorBar::new_vertical(p.0, p.2, p.1, p.3, c.filled(), 6)),
+                    .filter(|p| p.2 != p.3 && p.2 <= y1)
+                    .map(|p| ErrorBar::new_vertical(p.0, p.2, top(p.1), top(p.3), c.filled(), 6)),
             )
+            .map_err(err)?;
+        let above = || s.points.iter().filter(|p| p.1 > y1);
+        chart
+            .draw_series(above().map(|p| TriangleMarker::new((p.0, y1), 6, c.filled())))
+            .map_err(err)?;
+        let style = TextStyle::from(("sans-serif", 12).into_font())
+            .color(&c)
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        chart
+            .draw_series(above().map(|p| {
+                Text::new(
+                    format!("  {}", short(p.1)),
+                    (p.0, y1 - y1 * 0.01 * (1 + i) as f64),
+                    style.clone(),
+                )
+            }))
             .map_err(err)?;
     }
     for m in marks {
@@ -158,12 +216,42 @@ pub fn lines(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        // With the axis cut, the legend starts lower, clear of the values written at the top.
+        .position(if cut.is_some() {
+            SeriesLabelPosition::Coordinate(10, 36)
+        } else {
+            SeriesLabelPosition::UpperLeft
+        })
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
         .map_err(err)?;
     root.present().map_err(err)
+}
+
+/// Where a lines chart's y axis stops: None (at the data's top, `full`) unless some values lie
+/// far above the rest, then 2.5 times the larger of the central values' 75th percentile and the
+/// paper's marks, when the top is more than five times that.
+fn clip_top(central: &[f64], marks: &[f64], full: f64) -> Option<f64> {
+    let mut c: Vec<f64> = central.iter().copied().filter(|v| v.is_finite()).collect();
+    if c.is_empty() {
+        return None;
+    }
+    c.sort_by(f64::total_cmp);
+    let q75 = c[(c.len() * 3 / 4).min(c.len() - 1)];
+    let cap = 2.5 * marks.iter().copied().fold(q75, f64::max);
+    (cap > 0.0 && full > 5.0 * cap).then_some(cap)
+}
+
+/// A value for a label: three significant digits, at most.
+fn short(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// Empirical CDFs on a logarithmic x axis; each series' values need not be sorted.
@@ -221,4 +309,24 @@ pub fn cdfs(
         .draw()
         .map_err(err)?;
     root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_axis_is_cut_only_above_far_outliers() {
+        let near: Vec<f64> = (0..20).map(|i| 0.8 + 0.02 * f64::from(i)).collect();
+        assert_eq!(clip_top(&near, &[0.62], 1.3), None);
+        let mut far = near.clone();
+        far.extend([190.0, 980.0]);
+        let c = clip_top(&far, &[0.62], 980.0).unwrap();
+        assert!(c > 2.0 && c < 3.0, "{c}");
+        // A chart whose top is a few times its bulk (incast QCT) keeps its full axis.
+        assert_eq!(clip_top(&[2.0, 3.0, 4.0, 50.0], &[], 240.0), None);
+        assert_eq!(clip_top(&[], &[], 1.0), None);
+        assert_eq!(short(981.7), "982");
+        assert_eq!(short(1.234), "1.23");
+    }
 }

@@ -318,7 +318,7 @@ fn flows_section(
                     points: pts.iter().map(|(x, r)| (*x, r.value, r.lo, r.hi)).collect(),
                 })
                 .collect();
-            figures::lines(
+            figures::ratio_lines(
                 &dir.join(format!("{w}-{name}.svg")),
                 &format!("{w}: {name} FCT normalized to DCTCP-RED-Tail (95% intervals)"),
                 "load",
