@@ -168,10 +168,12 @@ def _ratio(a, b):
     return a / b
 
 
-def _percentiles(reps, undefined):
-    """The 95% percentile interval of the replicates; NaN if more than 1% were undefined
-    (a ratio with 0 below it, or an empty resample), which the caller prints as no interval."""
-    if undefined > BOOTSTRAP // 100:
+def _interval(replicate):
+    """The 95% percentile interval of BOOTSTRAP replicates (`replicate()` gives one ratio, or
+    None when undefined); NaN if more than 1% were undefined (a ratio with 0 below it, or an
+    empty resample), which the caller prints as no interval."""
+    reps = [r for r in (replicate() for _ in range(BOOTSTRAP)) if r is not None]
+    if BOOTSTRAP - len(reps) > BOOTSTRAP // 100:
         return math.nan, math.nan
     reps.sort()
     return reps[int(0.025 * (len(reps) - 1))], reps[int(0.975 * (len(reps) - 1))]
@@ -187,17 +189,14 @@ def ratio_ci(stat, num, den, rng):
     if point is None:
         raise ResultError(f"a ratio of {pooled(stat, num)} to {pooled(stat, den)} is undefined")
     k = len(num)
-    reps, undefined = [], 0
-    for _ in range(BOOTSTRAP):
+
+    def replicate():
         draw = [rng.randrange(k) for _ in range(k)]
         a = [rng.choices(num[i], k=len(num[i])) for i in draw]
         b = [rng.choices(den[i], k=len(den[i])) for i in draw]
-        r = _ratio(pooled(stat, a), pooled(stat, b))
-        if r is None:
-            undefined += 1
-        else:
-            reps.append(r)
-    lo, hi = _percentiles(reps, undefined)
+        return _ratio(pooled(stat, a), pooled(stat, b))
+
+    lo, hi = _interval(replicate)
     return point, lo, hi
 
 
@@ -218,20 +217,17 @@ def paired_ratio_ci(stat, num, den, rng):
     if point is None:
         raise ResultError("a paired ratio is undefined")
     k = len(pairs)
-    reps, undefined = [], 0
-    for _ in range(BOOTSTRAP):
+
+    def replicate():
         xs, ys = [], []
         for i in (rng.randrange(k) for _ in range(k)):
             va, vb = pairs[i]
             idx = [rng.randrange(len(va)) for _ in range(len(va))]
             xs.append([va[j] for j in idx])
             ys.append([vb[j] for j in idx])
-        r = _ratio(pooled(stat, xs), pooled(stat, ys))
-        if r is None:
-            undefined += 1
-        else:
-            reps.append(r)
-    lo, hi = _percentiles(reps, undefined)
+        return _ratio(pooled(stat, xs), pooled(stat, ys))
+
+    lo, hi = _interval(replicate)
     return point, lo, hi
 
 
