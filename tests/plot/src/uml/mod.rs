@@ -796,6 +796,31 @@ fn paired_seeds(
         .unzip()
 }
 
+/// ECN#'s probe mean and p99 FCT over TCN's at 150 us and at 200 us (each where it ran), with
+/// their intervals, onto `line` and into the tables under `label`.
+fn probe_ratios(
+    probes: &[Probe],
+    schemes: &[String],
+    label: &str,
+    line: &mut String,
+    rep: &mut Report,
+    rng: &mut Rng,
+) {
+    let ecn = probe_fcts(probes, "ecnsharp", None);
+    for base in [TCN_PAPER, "tcn_tail"] {
+        if !schemes.iter().any(|s| s == base) {
+            continue;
+        }
+        let (a, b) = paired_seeds(&ecn, &probe_fcts(probes, base, None));
+        let n = a.iter().map(Vec::len).sum();
+        for (name, stat) in [("probe_mean", Stat::Mean), ("probe_p99", Stat::P99)] {
+            let r = boot::ratio(&a, &b, stat, rng);
+            let txt = rep.ratio(&format!("{label} {name} ecnsharp/{base}"), r, n);
+            let _ = write!(line, " {name} ecnsharp/{base}={txt}");
+        }
+    }
+}
+
 /// Figure 13b (SCENARIO=sched_probe, Amendment 5 of docs/results/uml/README.md): the short
 /// probe flows' FCT beside three DWRR long flows, ECN# against TCN at 150 us (the paper's) and at
 /// 200 us, and the long flows' shares as sched's (Figure 13a in the same runs). Its points are
@@ -862,21 +887,12 @@ fn probe_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Re
             }
         );
     }
-    let ecn = probe_fcts(&probes, "ecnsharp", None);
-    for base in [TCN_PAPER, "tcn_tail"] {
-        if !schemes.iter().any(|s| s == base) {
-            continue;
-        }
-        let (a, b) = paired_seeds(&ecn, &probe_fcts(&probes, base, None));
-        let n = a.iter().map(Vec::len).sum();
-        for (name, stat) in [("probe_mean", Stat::Mean), ("probe_p99", Stat::P99)] {
-            let r = boot::ratio(&a, &b, stat, rng);
-            let txt = rep.ratio(&format!("sched_probe {name} ecnsharp/{base}"), r, n);
-            let _ = write!(line, " {name} ecnsharp/{base}={txt}");
-        }
-    }
+    probe_ratios(&probes, &schemes, "sched_probe", &mut line, rep, rng);
     let unfinished = probes.iter().filter(|p| p.fct_us.is_none()).count();
-    let n_ecn = ecn.values().map(Vec::len).sum::<usize>();
+    let n_ecn = probe_fcts(&probes, "ecnsharp", None)
+        .values()
+        .map(Vec::len)
+        .sum::<usize>();
     let _ = write!(
         line,
         " paper ecnsharp/{TCN_PAPER}={} (2913 to 2341 us) probes={n_ecn} unfinished_all_schemes={unfinished}",
@@ -994,19 +1010,7 @@ fn window_section(dir: &Path, rep: &mut Report, rng: &mut Rng) -> Result<(), Str
             v.len()
         );
     }
-    let ecn = probe_fcts(&probes, "ecnsharp", None);
-    for base in [TCN_PAPER, "tcn_tail"] {
-        if !schemes.iter().any(|s| s == base) {
-            continue;
-        }
-        let (a, b) = paired_seeds(&ecn, &probe_fcts(&probes, base, None));
-        let n = a.iter().map(Vec::len).sum();
-        for (name, stat) in [("probe_mean", Stat::Mean), ("probe_p99", Stat::P99)] {
-            let r = boot::ratio(&a, &b, stat, rng);
-            let txt = rep.ratio(&format!("sched_probe_window {name} ecnsharp/{base}"), r, n);
-            let _ = write!(line, " {name} ecnsharp/{base}={txt}");
-        }
-    }
+    probe_ratios(&probes, &schemes, "sched_probe_window", &mut line, rep, rng);
     rep.lines.push(line);
     window_table(&sub, &jobs, &schemes, rep)
 }
