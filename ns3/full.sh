@@ -9,7 +9,8 @@
 # ns-3 version): `key=K model=M commit=C part=P wall_s=T workload=W <ecnsharp-dc's line>
 # detail=runs/K.txt.gz args=A,B,...`,
 # its flows, ports and queue samples in runs/K.txt.gz; a run that fails appends a line to
-# docs/results/ns3/failed.txt instead. A run whose key is in runs.txt is not run again, so an
+# docs/results/ns3/failed.txt instead (one stopped by SIGTERM, as `pkill` stops a sweep, is
+# neither). A run whose key is in runs.txt is not run again, so an
 # interrupted sweep resumes and a changed model runs afresh; uncommitted changes to the model
 # are refused. A 128-host F9 web-search run takes about 2 minutes of one core, a
 # data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in
@@ -124,10 +125,16 @@ one() {
 	fi
 	start=$(date +%s.%N)
 	# shellcheck disable=SC2086 # the arguments are words
-	if ! line=$(nice -n 15 "$BIN" $args --detailOut="$OUT/full/$key.detail" 2>"$OUT/full/$key.err"); then
-		echo "ns3-full: failed ($part): $args" >&2
+	local rc=0
+	line=$(nice -n 15 "$BIN" $args --detailOut="$OUT/full/$key.detail" 2>"$OUT/full/$key.err") || rc=$?
+	if [ "$rc" -eq 143 ]; then
+		# SIGTERM: the sweep was stopped by hand (pkill); the run is not made, not failed.
+		echo "ns3-full: stopped ($part): $args" >&2
+		return 1
+	elif [ "$rc" -ne 0 ]; then
+		echo "ns3-full: failed ($part, exit $rc): $args" >&2
 		cat "$OUT/full/$key.err" >&2
-		failed_run "$key" "$part" "$args" "$(tail -n 1 "$OUT/full/$key.err")"
+		failed_run "$key" "$part" "$args" "exit_$rc:_$(tail -n 1 "$OUT/full/$key.err")"
 		return 1
 	fi
 	case $line in scenario=*) ;; *)
