@@ -727,6 +727,20 @@ fn timeouts_table(timeouts: &[Series], out: &mut String) {
     }
 }
 
+/// The three bands' Mbit/s by seed at `scenario` and `scheme`, and per band the mean over the
+/// seeds in Gbit/s.
+fn band_gbps(jobs: &Jobs, scenario: &str, scheme: &str) -> (Vec<BTreeMap<u32, f64>>, Vec<f64>) {
+    let p: Point = (scenario.into(), scheme.into(), String::new());
+    let seeds: Vec<BTreeMap<u32, f64>> = (0..3)
+        .map(|k| jobs.num(&p, &format!("band{k}_mbps")))
+        .collect();
+    let b = seeds
+        .iter()
+        .map(|m| boot::mean(&m.values().copied().collect::<Vec<_>>()).unwrap_or(0.0) / 1e3)
+        .collect();
+    (seeds, b)
+}
+
 fn sched_section(jobs: &Jobs, rep: &mut Report, rng: &mut Rng) {
     let schemes = jobs.schemes("sched");
     if schemes.is_empty() {
@@ -738,14 +752,7 @@ fn sched_section(jobs: &Jobs, rep: &mut Report, rng: &mut Rng) {
          headers included, mean over seeds; no short flows, so the paper's Figure 13b is not run)",
     );
     for s in schemes {
-        let p: Point = ("sched".into(), s.clone(), String::new());
-        let seeds: Vec<BTreeMap<u32, f64>> = (0..3)
-            .map(|k| jobs.num(&p, &format!("band{k}_mbps")))
-            .collect();
-        let b: Vec<f64> = seeds
-            .iter()
-            .map(|m| boot::mean(&m.values().copied().collect::<Vec<_>>()).unwrap_or(0.0) / 1e3)
-            .collect();
+        let (seeds, b) = band_gbps(jobs, "sched", &s);
         let _ = write!(line, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
         let claim = paper::lookup("sched band0/band1 ecnsharp");
         let _ = writeln!(
@@ -938,14 +945,7 @@ fn probe_section(dir: &Path, jobs: &Jobs, rep: &mut Report, rng: &mut Rng) -> Re
          headers and probes included, mean over seeds; Figure 13a in the same runs)",
     );
     for s in &schemes {
-        let p: Point = ("sched_probe".into(), s.clone(), String::new());
-        let seeds: Vec<BTreeMap<u32, f64>> = (0..3)
-            .map(|k| jobs.num(&p, &format!("band{k}_mbps")))
-            .collect();
-        let b: Vec<f64> = seeds
-            .iter()
-            .map(|m| boot::mean(&m.values().copied().collect::<Vec<_>>()).unwrap_or(0.0) / 1e3)
-            .collect();
+        let (seeds, b) = band_gbps(jobs, "sched_probe", s);
         let _ = write!(shares, " {s}={:.2}/{:.2}/{:.2}", b[0], b[1], b[2]);
         let _ = writeln!(
             rep.tables,
