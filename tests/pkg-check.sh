@@ -7,26 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-n=0
-fail=0
+. tests/tap-cases.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	fail=$((fail + 1))
-	echo "not ok $n - $1"
-	[ -z "${2:-}" ] || sed 's/^/# /' <<<"$2"
-}
-# check NAME CMD...: one case.
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
-}
 
 conf() { sed -n "s/^$1=\"\\(.*\\)\"$/\\1/p" dkms.conf; }
 
@@ -382,6 +365,4 @@ check "tc-lib-dir.sh: TC_LIB_DIR overrides" lib_dir_env
 check "tc-lib-dir.sh: the directory compiled into tc (debug and /etc paths aside)" lib_dir_from_binary
 check "tc-lib-dir.sh: on this host, a directory with tc's distribution tables" lib_dir_here
 
-echo "1..$n"
-echo "# packaging: $((n - fail)) passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish packaging

@@ -15,20 +15,9 @@ toolchain=${1:-1.85.0}
 . tests/vm/lib.sh
 unset RUSTUP_TOOLCHAIN RUSTC
 
-n=0
-fail=0
+. tests/tap-cases.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	fail=$((fail + 1))
-	echo "not ok $n - $1"
-	[ -z "${2:-}" ] || tail -n 30 <<<"$2" | sed 's/^/# /'
-}
 
 if ! rustup which --toolchain "$toolchain" rustc >/dev/null 2>&1; then
 	echo "# installing Rust $toolchain (the second kernel's rustc)"
@@ -99,6 +88,4 @@ $log"
 	fi
 fi
 
-echo "1..$n"
-echo "rustc-select: $((n - fail)) passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish rustc-select

@@ -11,31 +11,10 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-n=0
-fail=0
+. tests/tap-cases.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	fail=$((fail + 1))
-	echo "not ok $n - $1"
-	[ -z "${2:-}" ] || tail -n 40 <<<"$2" | sed 's/^/# /'
-}
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
-}
-finish() {
-	echo "1..$n"
-	echo "# deb: $((n - fail)) passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+finish() { tap_finish deb; }
 
 version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
 debs=target/deb

@@ -12,26 +12,10 @@ src=$(cd "$src" && pwd) || exit 1
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-n=0
-fail=0
+. tests/tap-cases.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	fail=$((fail + 1))
-	echo "not ok $n - $1"
-	[ -z "${2:-}" ] || tail -n 30 <<<"$2" | sed 's/^/# /'
-}
-finish() {
-	echo "1..$n"
-	echo "tc-versions: $((n - fail)) passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+finish() { tap_finish tc-versions; }
 
 # tc alone (lib and tc), in a copy of the tree.
 cp -a "$src" "$tmp/iproute2"
