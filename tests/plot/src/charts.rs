@@ -5,7 +5,8 @@ use crate::data::{num, Data};
 use plotters::prelude::*;
 use std::path::Path;
 
-/// One line of a chart: (x, median, min, max) points.
+/// One line of a chart: (x, y, lo, hi) points, a bar from lo to hi (here the median and the
+/// min-max; the UML figures' y and 95% interval).
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64, f64, f64)>,

@@ -7,11 +7,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-/// One line: (x, y, lo, hi) points; lo == hi draws no bar.
-pub struct Series {
-    pub name: String,
-    pub points: Vec<(f64, f64, f64, f64)>,
-}
+/// One line: (x, y, lo, hi) points, the bar from lo to hi (lo == hi draws no bar).
+pub use crate::charts::Series;
 
 const COLORS: [RGBColor; 11] = [
     RGBColor(31, 119, 180),
