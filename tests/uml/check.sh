@@ -7,7 +7,8 @@
 # until 20 short flows have arrived, about 34 flows in 0.05 virtual seconds) run twice with one
 # seed gives byte-identical outputs, counters and every flow's completion time (flows.jsonl)
 # alike, so does a run from two other clones of the repository, and a run with another seed
-# gives other completion times (so the comparison can fail); and the native CPU bench (make
+# gives other completion times (so the comparison can fail); make experiments' collection
+# (tests/uml/collect.sh) gathers those points from a point store; and the native CPU bench (make
 # bench's UML part) runs one short round of every case.
 # Usage: tests/uml/check.sh   (prints "ok"/"not ok" lines and "# ..." diagnostics)
 set -uo pipefail
@@ -29,11 +30,11 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else notok "$name"; fi
 }
-echo "1..9"
+echo "1..10"
 if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
 	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
 	notok "UML kernel builds or is cached"
-	for t in boot identical clone differs rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
+	for t in boot identical clone differs collect rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
 	exit 1
 fi
 rm -f /tmp/uml-check-build.$$
@@ -89,6 +90,41 @@ other() {
 	! cmp -s "$out/fa/flows.jsonl" "$out/c/flows.jsonl"
 }
 check "another seed gives other flows and completion times (the comparison can fail)" other
+# make experiments' collection (tests/uml/collect.sh) from its point store: the two points above
+# (seeds 7 and 8) stored as experiments.sh stores them, and a third in the plan that never ran.
+collect() {
+	local store=$out/store col=$out/collect args seed src dir want got flows
+	args="${fpoint[*]:1}"
+	for seed in 7 8; do
+		if [ "$seed" = 7 ]; then src=$out/fa; else src=$out/c; fi
+		dir="$store/$(. tests/uml/store.sh && point_key check "$seed" "$args")"
+		mkdir -p "$dir"
+		cp "$src/"* "$dir/" || return 1
+		echo "$seed" >"$dir/wall_s"
+		touch "$dir/done"
+	done
+	mkdir -p "$col"
+	printf '%s %s\n' 7 "$args" 8 "$args" 9 "$args" >"$col/plan.txt"
+	tests/uml/collect.sh "$store" check "$col" || return 1
+	flows=$(gzip -dc "$col/flows.tsv.gz") || return 1
+	for seed in 7 8; do
+		if [ "$seed" = 7 ]; then dir=$out/fa; else dir=$out/c; fi
+		# Every metric of the point and its wall time, under its seed.
+		want=$(($(wc -l <"$dir/result.tsv") + 1))
+		got=$(awk -F'\t' -v s="$seed" '$1 == s' "$col/jobs.tsv" | wc -l)
+		[ "$got" -eq "$want" ] || { echo "# jobs.tsv: $got rows for seed $seed, $want due"; return 1; }
+		awk -F'\t' -v s="$seed" '$1 == s && $5 == "wall_s" && $6 == s { f = 1 } END { exit !f }' \
+			"$col/jobs.tsv" || { echo "# jobs.tsv: no wall_s row for seed $seed"; return 1; }
+		# Every flow, with its completion time as the point wrote it.
+		want=$(jq -r 'select(.size) | .fct_us // "-"' "$dir/flows.jsonl")
+		got=$(awk -F'\t' -v s="$seed" '$1 == s { print $9 }' <<<"$flows")
+		[ -n "$want" ] && [ "$want" = "$got" ] || { echo "# flows.tsv.gz: seed $seed's flows differ"; return 1; }
+	done
+	echo "# $(($(wc -l <<<"$flows") - 1)) flows and $(($(wc -l <"$col/jobs.tsv") - 1)) metric rows collected"
+	! grep -q '^9	' "$col/jobs.tsv" && ! grep -q '^9	' <<<"$flows" &&
+		[ ! -e "$col/probes.tsv.gz" ] && [ ! -e "$col/bandq.tsv.gz" ]
+}
+check "make experiments' collection: every metric and flow of the finished points, none of one that did not run" collect
 metric() { awk -v k="$1" -F'\t' '$1 == k { print $2 }' "$out/a/result.tsv"; }
 # TCP payload is 1448 of every 1514 bytes on the wire: at exactly 10 Gbit/s, 9.564 Gbit/s.
 rate() {

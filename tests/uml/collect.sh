@@ -9,15 +9,14 @@ set -euo pipefail
 store=$1
 model_key=$2
 out=$3
-# key SEED ARGS: a point's key in the store (as experiments.sh computes it).
-key() { printf '%s %s %s\n' "$model_key" "$1" "$2" | sha256sum | cut -c1-16; }
+. "$(dirname "$0")/store.sh"
 # done_points [SCENARIO]: "SEED<TAB>DIR<TAB>ARGS" for every point of the plan (of SCENARIO only,
 # if given) that finished, in the plan's order.
 done_points() {
 	local seed args dir
 	while read -r seed args; do
 		[ -z "${1-}" ] || case " $args " in *" SCENARIO=$1 "*) ;; *) continue ;; esac
-		dir="$store/$(key "$seed" "$args")"
+		dir="$store/$(point_key "$model_key" "$seed" "$args")"
 		if [ -f "$dir/done" ]; then printf '%s\t%s\t%s\n' "$seed" "$dir" "$args"; fi
 	done <"$out/plan.txt"
 }

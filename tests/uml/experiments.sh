@@ -112,11 +112,12 @@ points() {
 
 store="$ECNSHARP_CACHE/uml-jobs"
 mkdir -p "$store" "$out"
+. tests/uml/store.sh
 # run_point SEED ARGS...: one boot, its outputs in the store under the point's key.
 run_point() {
 	local seed=$1 key dir
 	shift
-	key=$(printf '%s %s %s\n' "$model_key" "$seed" "$*" | sha256sum | cut -c1-16)
+	key=$(point_key "$model_key" "$seed" "$*")
 	dir="$store/$key"
 	if [ -f "$dir/done" ]; then
 		echo "cached $seed $*"
@@ -135,7 +136,7 @@ run_point() {
 		tail -n 5 "$dir/run.log" | sed 's/^/#   /'
 	fi
 }
-export -f run_point
+export -f run_point point_key
 export model_key store ECNSHARP_CACHE
 
 points | { if [ -n "$only" ]; then grep -E "$only"; else cat; fi; } >"$out/plan.txt"
@@ -151,7 +152,7 @@ ddir=$(mktemp -d)
 # shellcheck disable=SC2086
 tests/uml/run-in-uml --no-build --seed ${det%% *} --out "$ddir" tests/uml/testbed/job.sh ${det#* } \
 	>"$ddir/run.log" 2>&1 || true
-dkey=$(printf '%s %s %s\n' "$model_key" "${det%% *}" "${det#* }" | sha256sum | cut -c1-16)
+dkey=$(point_key "$model_key" "${det%% *}" "${det#* }")
 determinism=identical
 for f in result.tsv flows.jsonl flows.err bulk.jsonl queries.jsonl bands.txt queue.txt qdisc.json tcp.txt; do
 	[ -f "$store/$dkey/$f" ] || continue
