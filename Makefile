@@ -11,7 +11,7 @@
 #   make help            this text
 #   make demo            the main job: build kernel, module and tools, boot a VM, mark DCTCP traffic
 #   make experiments     the ECN# paper's testbed on the real Linux stack in virtual time (User-Mode
-#                        Linux, 10 Gbit/s, microsecond RTTs; 244 runs, 32 min on 2 idle cores):
+#                        Linux, 10 Gbit/s, microsecond RTTs; 253 runs, about 40 min on 2 cores):
 #                        docs/results/uml/quick/; not part of make check
 #   make experiments-full  every workload, load, fanout and seed: docs/results/uml/full/ (hours)
 #   make experiments-qemu  the same scenarios scaled down in the qemu guest (~32 min): docs/results/

@@ -522,6 +522,24 @@ mod tests {
     use ecnsharp::config::Config;
     use ecnsharp::uapi::{encode_options, encode_xstats, XstatsBand, XstatsHeader};
 
+    /// docs/tc.md pastes `ecnsharp-tc help` and the usage tc prints after a syntax error: a
+    /// change of the grammar or of the help must paste them again.
+    #[test]
+    fn docs_show_the_current_help() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/tc.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let help = format!("$ ecnsharp-tc help\n{HELP}{USAGE}[exit 0]\n");
+        assert!(
+            doc.contains(&help),
+            "{path}: paste `ecnsharp-tc help` again"
+        );
+        let after_error = format!("bad value \"5parsecs\"\n{USAGE}[exit 1]\n");
+        assert!(
+            doc.contains(&after_error),
+            "{path}: paste the usage after an error again"
+        );
+    }
+
     fn kernel() -> Kernel {
         let mut k = Kernel::default();
         k.links.insert("veth0".into(), 3);
