@@ -22,13 +22,13 @@ fn qdisc_words(with_options: bool) -> Vec<&'static str> {
     words
 }
 
-/// One `qdisc` verb and the words it completes.
-fn verb(name: &'static str, about: &'static str, with_options: bool) -> Command {
+/// One verb of `qdisc` or `class` and the words it completes.
+fn verb(name: &'static str, about: &'static str, words: Vec<&'static str>) -> Command {
     Command::new(name).about(about).arg(
         Arg::new("words")
             .num_args(0..)
             .trailing_var_arg(true)
-            .value_parser(qdisc_words(with_options))
+            .value_parser(words)
             .hide_possible_values(true),
     )
 }
@@ -65,16 +65,21 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("qdisc")
                 .about("Add, change, replace, delete or show ecnsharp qdiscs")
-                .subcommand(verb("add", "Add a qdisc", true))
-                .subcommand(verb("change", "Change a qdisc's options", true))
-                .subcommand(verb("replace", "Add or replace a qdisc", true))
-                .subcommand(verb("del", "Delete a qdisc", false))
-                .subcommand(verb("show", "Show qdiscs", false)),
+                .subcommand(verb("add", "Add a qdisc", qdisc_words(true)))
+                .subcommand(verb(
+                    "change",
+                    "Change a qdisc's options",
+                    qdisc_words(true),
+                ))
+                .subcommand(verb("replace", "Add or replace a qdisc", qdisc_words(true)))
+                .subcommand(verb("del", "Delete a qdisc", qdisc_words(false)))
+                .subcommand(verb("show", "Show qdiscs", qdisc_words(false))),
         )
         .subcommand(
             Command::new("class")
                 .about("Show an ecnsharp qdisc's classes, one per band")
-                .subcommand(verb("show", "Show classes", false)),
+                // `class show` takes only `dev DEV` (class.rs).
+                .subcommand(verb("show", "Show classes", vec!["dev"])),
         )
         .subcommand(TuneArgs::command())
         .subcommand(
@@ -94,7 +99,15 @@ pub fn completion(shell: &str) -> Option<String> {
     let mut cmd = command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "ecnsharp-tc", &mut out);
-    String::from_utf8(out).ok()
+    let script = String::from_utf8(out).ok()?;
+    // clap_complete's bash script names the states of a hyphenated program two ways: the walk
+    // over the words sets `ecnsharp__tc__subcmd__qdisc`, the case that completes matches
+    // `ecnsharp__subcmd__tc__subcmd__qdisc`, so nothing past the first word completed
+    // (clap-rs/clap#6421). One name for both.
+    Some(match shell {
+        Shell::Bash => script.replace("ecnsharp__subcmd__tc", "ecnsharp__tc"),
+        _ => script,
+    })
 }
 
 #[cfg(test)]
@@ -123,6 +136,54 @@ mod tests {
             );
         }
         assert!(completion("tcsh").is_none());
+    }
+
+    /// What bash offers after `ecnsharp-tc WORDS... CUR`, from the script itself.
+    fn bash_offers(words: &[&str], cur: &str) -> Vec<String> {
+        let script = completion("bash").unwrap();
+        let line: Vec<&str> = std::iter::once("ecnsharp-tc")
+            .chain(words.iter().copied())
+            .chain(std::iter::once(cur))
+            .collect();
+        let prev = line[line.len() - 2];
+        let run = format!(
+            "{script}\nCOMP_WORDS=({}); COMP_CWORD={}; _ecnsharp__tc ecnsharp-tc '{cur}' '{prev}'; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            line.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+            line.len() - 1,
+        );
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "-c", &run])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// bash completes past the first word: verbs, the qdisc's options, tune's flags, and
+    /// only `dev` after `class show`.
+    #[test]
+    fn bash_completes_every_level() {
+        let verbs = bash_offers(&["qdisc"], "");
+        for v in ["add", "change", "replace", "del", "show"] {
+            assert!(verbs.iter().any(|w| w == v), "qdisc: {verbs:?}");
+        }
+        let words = bash_offers(&["qdisc", "add"], "");
+        for w in ["dev", "root", "pst_target", "ins_target", "rate"] {
+            assert!(words.iter().any(|x| x == w), "qdisc add: {words:?}");
+        }
+        assert_eq!(bash_offers(&["tune"], "--tr"), ["--transport"]);
+        let class = bash_offers(&["class", "show"], "");
+        let words: Vec<&String> = class.iter().filter(|w| !w.starts_with('-')).collect();
+        assert_eq!(words, ["dev"], "class show: {class:?}");
     }
 
     /// ecnsharp-tc(8) documents every flag, subcommand and tune option clap knows.
