@@ -234,7 +234,7 @@ bg_report() {
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).
 bg_report uml
 # The timing-dependent selftests again in virtual time, where their bounds are exact (marks and
-# sojourns against the shaper's schedule to the microsecond, the rate to two packets):
+# sojourns against the shaper's schedule to the microsecond, the rate to two packets and 1 us):
 # tests/uml/selftests.sh, one UML boot per suite; it prints its wall time.
 bg_report uml-selftests
 lap wait-background

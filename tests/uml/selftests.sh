@@ -25,6 +25,12 @@ if [ ${#suites[@]} -eq 0 ]; then
 		[ "$(basename "$s")" = lib.sh ] || suites+=("$s")
 	done
 fi
+# A bare name (marking) is the suite of that name.
+for i in "${!suites[@]}"; do
+	s=${suites[$i]}
+	[ -f "$s" ] || [ ! -f "$UML_DIR/selftests/${s%.sh}.sh" ] || suites[i]=$UML_DIR/selftests/${s%.sh}.sh
+	[ -f "${suites[$i]}" ] || die "no such suite: $s (tests/uml/selftests/ has $(cd "$UML_DIR/selftests" && echo *.sh))"
+done
 
 pass=0
 fail=0

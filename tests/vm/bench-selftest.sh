@@ -6,13 +6,14 @@
 #   (debug kernel) or that outlives its timeout;
 # - selftests.sh fails the fixture suites (tests/vm/fixtures/suite-*.sh): a failing case, a
 #   non-zero exit after all ok, a suite that dies before its plan is met, one that declares 1..5
-#   and runs 4, one that prints its plan after its cases, one that declares 1..0;
+#   and runs 4, one that prints its plan after its cases, one that declares 1..0, one that
+#   declares it twice;
 # - a debug run whose kmemleak was turned off is not reported as scanned, and reliability.sh
 #   refuses its leaks=0;
 # - no-panics.sh rejects a module with a range slice and one with a copy_from_slice, built for
 #   either kernel;
 # - tests/tap.sh (how make check reads pkg-check.sh and this script) counts a producer that
-#   crashes half way or falls short of its plan as failed;
+#   crashes half way, falls short of its plan or exits 0 without one as failed;
 # - Kbuild refuses a kernel older than the oldest supported (6.12.29);
 # - make bench-profile's analysis (tests/uml/bench/profile.py) gives each part of a synthetic
 #   profile its known nanoseconds per packet.
@@ -32,7 +33,7 @@ skip() {
 	echo "ok $n bench: $1 # SKIP $2"
 }
 echo "KTAP version 1"
-echo "1..21"
+echo "1..23"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 debug=1
@@ -107,7 +108,7 @@ else
 fi
 
 # The suite harness (tests/vm/selftests.sh, whose lines make check counts).
-for fixture in suite-not-ok suite-exit suite-short suite-plan-short suite-plan-late suite-plan-zero; do
+for fixture in suite-not-ok suite-exit suite-short suite-plan-short suite-plan-late suite-plan-zero suite-plan-twice; do
 	"$VM_DIR/selftests.sh" --flavour default "$VM_DIR/fixtures/$fixture.sh" >"$tmp/$fixture.log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 0 ] && grep -q '^not ok' "$tmp/$fixture.log" &&
@@ -166,7 +167,7 @@ else
 fi
 
 # tap_run, as make check runs pkg-check.sh and this script.
-for f in crash:1 short:1 good:0; do
+for f in crash:1 short:1 noplan:1 good:0; do
 	tap_run "fixture ${f%:*}" "$tmp/tap.log" "$VM_DIR/fixtures/tap-${f%:*}.sh" >"$tmp/tap.out"
 	rc=$?
 	if { [ "${f#*:}" = 1 ] && [ "$rc" -ne 0 ] && [ "$TAP_FAIL" -ge 1 ]; } ||
@@ -227,4 +228,4 @@ else
 fi
 
 echo "# bench: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$n" -eq 21 ]
+[ "$fail" -eq 0 ] && [ "$n" -eq 23 ]

@@ -78,7 +78,7 @@ check "churn on 10:: every change taken (${a:-none})" sh -c "[ $rca = 0 ] && [ $
 check "churn on 20:: every change taken (${b:-none})" sh -c "[ $rcb = 0 ] && [ ${b:-0} -gt 0 ]"
 check "dumps ran meanwhile ($dumps rounds of qdisc and class dumps)" gt "${dumps:-0}" 0
 check "every qdisc and class dump parsed and listed both qdiscs" sh -c "[ '${bad:-x}' = 0 ] && [ ${classdumps:-0} = ${dumps:-1} ]"
-check "traffic flowed through every band meanwhile ($BG_OFFERED packets offered)" gt "${BG_OFFERED:-0}" 0
+check "traffic offered meanwhile ($BG_OFFERED packets, streams for every band)" gt "${BG_OFFERED:-0}" 0
 check "every ecnsharp band balances" balanced_all $Q
 # prio_sum: once drained, prio's generic counters are its children's sums (plus its own 1:3
 # pfifo, which takes what prio sends to band 2: nothing here). The children's band records are

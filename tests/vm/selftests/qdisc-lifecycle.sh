@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The qdisc's life: module load/unload, packets left queued at delete and unload (the debug
+# The qdisc's life: module load/unload, packets left queued at delete, then unload (the debug
 # kernel's kmemleak and KASAN watch this suite), change under traffic without loss, limit shrink
 # under a parent (the parents must hear of the drops), peek by a shaping parent, device down.
 . /test/vm/guest/lib.sh
