@@ -31,7 +31,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ -f "$KERNEL_SOURCE_TARBALL" ] || die "$KERNEL_SOURCE_TARBALL missing after installing $KERNEL_SOURCE_PKG"
 
-command -v rustup >/dev/null || die "rustup not found: install Rust with rustup (https://rustup.rs), then rerun"
+# rustup itself (Debian 12 does not package it): the official installer, into ~/.cargo (lib.sh puts
+# ~/.cargo/bin on PATH for every bench script), without a default toolchain (the pinned one is
+# installed below) and without editing the user's shell profile.
+if ! command -v rustup >/dev/null; then
+	say "installing rustup into $HOME/.cargo (https://rustup.rs; your shell profile is left alone)"
+	installer=$(mktemp)
+	curl --proto '=https' --tlsv1.2 -sSf -o "$installer" https://sh.rustup.rs ||
+		{ rm -f "$installer"; die "could not download rustup's installer (network?): install Rust with rustup (https://rustup.rs), then rerun"; }
+	sh "$installer" -y --profile minimal --default-toolchain none --no-modify-path >/dev/null ||
+		{ rm -f "$installer"; die "rustup's installer failed: install Rust with rustup (https://rustup.rs), then rerun"; }
+	rm -f "$installer"
+	command -v rustup >/dev/null || die "rustup installed but not found in $HOME/.cargo/bin"
+fi
 if ! rustup run "$RUST_TOOLCHAIN" rustc --version >/dev/null 2>&1; then
 	say "installing Rust toolchain $RUST_TOOLCHAIN"
 	rustup toolchain install "$RUST_TOOLCHAIN" --profile minimal ||
