@@ -65,7 +65,7 @@ exec 8>&-
 mk() { make -C "$src" O="$build" ARCH="$arch" LLVM=1 "$@"; }
 rm -rf "$build" && mkdir -p "$build"
 log="$build/build.log"
-say "building kernel ($flavour) in $build (5-10 minutes on 2 cores; log: $log)"
+say "building kernel ($flavour) in $build (6-10 minutes on 2 cores; log: $log)"
 mk rustavailable >"$log" 2>&1 || die "the kernel says Rust is not available with this toolchain: $(tail -n 5 "$log")"
 mk tinyconfig >>"$log" 2>&1 || die "make tinyconfig failed (see $log)"
 # shellcheck disable=SC2086
