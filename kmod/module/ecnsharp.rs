@@ -5,8 +5,10 @@
 //! Principles: the engine (`kmod/src/engine`, the same code the host tests run) decides band,
 //! limits, marks, drops, scheduling and shaping; this file only moves packets between the stack
 //! and one FIFO per band, reads the facts the engine needs (length, priority, DS field, enqueue
-//! time) and carries out its verdicts (set CE, drop, arm the watchdog). Nothing here allocates
-//! per packet or sleeps: enqueue and dequeue run under the root lock.
+//! time) and carries out its verdicts (set CE, drop, arm the watchdog). Nothing here sleeps:
+//! enqueue and dequeue run under the root lock. Nothing here allocates per packet; the kernel's
+//! helpers it calls may, atomically (segmenting a GSO packet with `split_gso`, pulling a header
+//! to read the DS field).
 
 use crate::band::{Band, MAX_BANDS};
 use crate::config::Config;
@@ -267,7 +269,8 @@ impl QdiscOps for EcnSharp {
                     }
                     Enqueued::segments(packets, bytes, orig_len)
                 }
-                // Could not segment (no memory): queued whole, as with `split_gso off`; the
+                // Could not segment (no memory, or a packet the stack cannot segment): queued
+                // whole, as with `split_gso off`; the
                 // device segments it after the qdisc. Nothing is lost here, nothing uncounted.
                 Err(skb) => match self.enqueue_one(skb, band, to_free) {
                     Ok(len) => Enqueued::queued(len),

@@ -25,8 +25,9 @@ struct ecnsharp_shim_priv {
 	/* Filters attached to the qdisc (tc filter add dev X parent H: ...), as sch_prio's. */
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
-	/* Classes H:1..H:classes, one per band; written under the tree lock by init and change,
-	 * read under RTNL by find and walk (READ_ONCE: a dump may race a change's store).
+	/* Classes H:1..H:classes, one per band; written by init (RTNL, before the qdisc is
+	 * visible) and change (RTNL and the tree lock), read under RTNL by find and walk
+	 * (READ_ONCE/WRITE_ONCE cost nothing and keep that so if a reader ever moves).
 	 */
 	unsigned int classes;
 };

@@ -94,11 +94,13 @@ impl<'a> ExtAck<'a> {
         }
     }
 
-    /// Sets the error message, pointing at `attr` if given (`NL_SET_ERR_MSG_ATTR`).
+    /// Sets the error message, pointing at `attr` if given (`NL_SET_ERR_MSG_ATTR_POL_FMT`, which
+    /// copies the text into the extack: at most 79 bytes, which uapi's tests keep every message
+    /// within).
     pub fn set(&mut self, attr: Option<&NlAttr<'_>>, msg: &'static CStr) {
         let attr = attr.map_or(core::ptr::null(), NlAttr::as_ptr);
-        // SAFETY: the extack is null or valid (type invariant); `msg` is a static NUL-terminated
-        // string, so the pointer the extack keeps stays valid.
+        // SAFETY: the extack is null or valid (type invariant); `msg` is a NUL-terminated string,
+        // read only during the call (the shim copies it).
         unsafe { bindings::ecnsharp_shim_extack(self.ptr, attr, msg.as_ptr()) }
     }
 }

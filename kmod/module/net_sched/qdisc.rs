@@ -13,9 +13,10 @@ use core::ptr::NonNull;
 /// Where a callback runs, which decides how a dropped queued packet is freed.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Context {
-    /// enqueue, dequeue, peek, reset: under the qdisc root lock, in any context.
+    /// enqueue, dequeue, peek and reset: under the qdisc root lock, in any context (reset also
+    /// under RTNL alone when the qdisc is destroyed, unreachable by then).
     Data,
-    /// change, destroy: under RTNL (and the tree lock for change).
+    /// init and change: under RTNL (and the tree lock for change).
     Rtnl,
 }
 

@@ -71,7 +71,7 @@ impl Skb {
     }
 
     /// Sets CE on an ECT(0) or ECT(1) IPv4/IPv6 packet, fixing the IPv4 checksum
-    /// (`INET_ECN_set_ce`). Returns whether the packet now carries a mark we set.
+    /// (`INET_ECN_set_ce`). Returns whether the packet now carries CE (also when it came with CE).
     pub fn set_ce(&mut self) -> bool {
         // SAFETY: by the type invariant the skb is valid and ours to modify.
         unsafe { bindings::ecnsharp_shim_skb_set_ce(self.as_ptr()) != 0 }
@@ -141,10 +141,12 @@ impl Skb {
     }
 
     /// Segments a GSO packet in software (`skb_gso_segment`, for the device's features), each
-    /// segment with its own queueing length. On failure the packet is handed back unchanged.
+    /// segment with its own queueing length. On failure the packet is handed back, still valid
+    /// and ours (the kernel may have unshared its header or rewritten its `gso_segs`).
     pub fn gso_segment(self) -> Result<SkbList, Skb> {
         // SAFETY: we own the only reference; on success the shim consumed it and returned a
-        // list of new skbs whose only references are ours; on failure it did not touch it.
+        // list of new skbs whose only references are ours; on failure the skb is still valid and
+        // ours alone.
         let segs = unsafe { bindings::ecnsharp_shim_gso_segment(self.as_ptr()) };
         if segs.is_null() {
             return Err(self);
