@@ -111,6 +111,14 @@ kernel_clippy() {
 }
 lap kernel-default
 step "module clean under the kernel's clippy (make CLIPPY=1)" kernel_clippy
+# The glue is formatted as the kernel formats its Rust (`make rustfmtcheck`: rustfmt with the
+# tree's .rustfmt.toml); kmod/src is the workspace's, checked by cargo fmt above.
+kernel_rustfmt() {
+	local kdir
+	kdir=$(tests/vm/build-kernel.sh default 2>/dev/null) || return 1
+	rustfmt --edition 2021 --config-path "$kdir/source/.rustfmt.toml" --check kmod/module/*.rs kmod/module/net_sched/*.rs
+}
+step "module glue formatted as the kernel's rustfmt formats it" kernel_rustfmt
 # no_panics FLAVOUR: the module as built for that kernel, through no-panics.sh's call graph (the
 # debug kernel's carries rustc's undefined-behaviour checks, which only fire on UB).
 no_panics() {

@@ -13,7 +13,7 @@
 use crate::band::{Band, MAX_BANDS};
 use crate::config::Config;
 use crate::ecn::Ecn;
-use crate::engine::{DequeueVerdict, EnqueueVerdict, Engine, Head, PacketInfo, PacketNote};
+use crate::engine::{DequeueVerdict, Engine, EnqueueVerdict, Head, PacketInfo, PacketNote};
 use crate::net_sched::{
     self, ClassStats, Enqueued, ExtAck, FilterVerdict, NlAttr, Qdisc, QdiscOps, Skb, SkbCb,
     SkbFifo, SkbRef, ToFree,
@@ -57,7 +57,10 @@ impl EcnSharp {
     /// attribute at fault (for a duplicate, the second copy) and `base` is untouched.
     fn parse(base: &Config, opt: NlAttr<'_>, extack: &mut ExtAck<'_>) -> Result<Config> {
         if !opt.is_nested() {
-            extack.set(Some(&opt), c"ecnsharp: TCA_OPTIONS must be a nest (NLA_F_NESTED)");
+            extack.set(
+                Some(&opt),
+                c"ecnsharp: TCA_OPTIONS must be a nest (NLA_F_NESTED)",
+            );
             return Err(EINVAL);
         }
         let mut cfg = *base;
@@ -71,7 +74,9 @@ impl EcnSharp {
 
     /// The promised band, if a parent's peek was shown its head.
     fn promised_band(&self) -> Option<Band> {
-        usize::from(self.promised).checked_sub(1).and_then(Band::new)
+        usize::from(self.promised)
+            .checked_sub(1)
+            .and_then(Band::new)
     }
 
     /// Drops the head packet of `band` (change: band removed or limit shrunk).
@@ -83,7 +88,8 @@ impl EcnSharp {
         let Some(skb) = fifo.pop() else {
             return false;
         };
-        self.engine.drop_queued(band, skb.pkt_len(), fifo.head_len());
+        self.engine
+            .drop_queued(band, skb.pkt_len(), fifo.head_len());
         sch.drop_queued(skb);
         true
     }
@@ -179,8 +185,7 @@ impl EcnSharp {
                 return Some(band);
             }
             let skb = fifo.pop()?;
-            self.engine
-                .drop_due_head(now, band, &head, fifo.head_len());
+            self.engine.drop_due_head(now, band, &head, fifo.head_len());
             sch.drop_queued(skb);
             drops += 1;
             if drops >= MAX_DROPS_PER_DEQUEUE {
@@ -249,9 +254,9 @@ impl QdiscOps for EcnSharp {
         // tc filters (or skb->priority naming a class) first, as sch_prio; then our classifier.
         let band = match sch.classify(&skb) {
             FilterVerdict::None => None,
-            FilterVerdict::Class(minor) => {
-                usize::try_from(minor).ok().and_then(|m| Band::new(m.wrapping_sub(1)))
-            }
+            FilterVerdict::Class(minor) => usize::try_from(minor)
+                .ok()
+                .and_then(|m| Band::new(m.wrapping_sub(1))),
             FilterVerdict::Drop => return to_free.filter_drop(skb, false),
             FilterVerdict::Stolen => return to_free.filter_drop(skb, true),
         };

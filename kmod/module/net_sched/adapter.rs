@@ -27,8 +27,12 @@ pub trait QdiscOps: Zeroable + Send + Sized {
     const XSTATS_MAX: usize;
 
     /// Configures a new qdisc from its `TCA_OPTIONS` (absent when the user gave none).
-    fn init(&mut self, sch: &mut Qdisc<'_>, opt: Option<NlAttr<'_>>, extack: &mut ExtAck<'_>)
-        -> Result;
+    fn init(
+        &mut self,
+        sch: &mut Qdisc<'_>,
+        opt: Option<NlAttr<'_>>,
+        extack: &mut ExtAck<'_>,
+    ) -> Result;
 
     /// Reconfigures under traffic; runs under the tree lock. On error nothing may have changed.
     fn change(&mut self, sch: &mut Qdisc<'_>, opt: NlAttr<'_>, extack: &mut ExtAck<'_>) -> Result;
@@ -196,9 +200,11 @@ impl<T: QdiscOps> Adapter<T> {
             return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
         };
         // SAFETY: valid arguments of the enqueue in progress.
-        let (Some(mut q), Some(mut to_free)) = (unsafe { Qdisc::from_raw(sch, Context::Data) }, unsafe {
-            ToFree::from_raw(sch, to_free)
-        }) else {
+        let (Some(mut q), Some(mut to_free)) =
+            (unsafe { Qdisc::from_raw(sch, Context::Data) }, unsafe {
+                ToFree::from_raw(sch, to_free)
+            })
+        else {
             drop(skb);
             return bindings::ECNSHARP_SHIM_NET_XMIT_DROP as c_int;
         };
@@ -378,15 +384,21 @@ impl<T: QdiscOps> Adapter<T> {
     /// # Safety
     ///
     /// Called by the stack only, under RTNL, with a live qdisc of this kind and the stats dump.
-    unsafe extern "C" fn dump_stats(sch: *mut bindings::Qdisc, d: *mut bindings::gnet_dump) -> c_int {
-        let (Ok(max), Ok(min)) = (c_int::try_from(T::XSTATS_MAX), c_int::try_from(T::XSTATS_MIN))
-        else {
+    unsafe extern "C" fn dump_stats(
+        sch: *mut bindings::Qdisc,
+        d: *mut bindings::gnet_dump,
+    ) -> c_int {
+        let (Ok(max), Ok(min)) = (
+            c_int::try_from(T::XSTATS_MAX),
+            c_int::try_from(T::XSTATS_MIN),
+        ) else {
             return -ERRNO_EMSGSIZE;
         };
         let mut room: c_int = 0;
         let mut attr = core::ptr::null_mut();
         // SAFETY: `d` is the stats dump in progress; `room` and `attr` are written.
-        let buf = unsafe { bindings::ecnsharp_shim_xstats_reserve(d, max, min, &mut room, &mut attr) };
+        let buf =
+            unsafe { bindings::ecnsharp_shim_xstats_reserve(d, max, min, &mut room, &mut attr) };
         if buf.is_null() {
             // No statistics wanted (0), or no room (-ERRNO_EMSGSIZE, the dump's lock released).
             return room.min(0);

@@ -26,5 +26,10 @@ pub(crate) fn layout() -> &'static bindings::ecnsharp_shim_layout {
 #[inline(always)]
 pub(crate) unsafe fn field<S, T>(base: *const S, offset: c_ulong) -> *mut T {
     // SAFETY: the caller guarantees that the field lies within the struct at `base`.
-    unsafe { base.cast::<u8>().add(offset as usize).cast_mut().cast::<T>() }
+    unsafe {
+        base.cast::<u8>()
+            .add(offset as usize)
+            .cast_mut()
+            .cast::<T>()
+    }
 }

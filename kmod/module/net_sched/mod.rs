@@ -19,9 +19,9 @@ mod netlink;
 mod qdisc;
 mod skb;
 
+pub use adapter::ClassStats;
 pub use adapter::{QdiscOps, Registration};
 pub use netlink::{ExtAck, NlAttr};
-pub use adapter::ClassStats;
 pub use qdisc::{Enqueued, FilterVerdict, Qdisc, ToFree};
 pub use skb::{Skb, SkbCb, SkbFifo, SkbList, SkbRef};
 

@@ -5,9 +5,9 @@
 //! C header: [`include/net/netlink.h`](srctree/include/net/netlink.h).
 
 use crate::bindings;
+use core::ffi::CStr;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-use core::ffi::CStr;
 
 /// A netlink attribute borrowed from a request (`TCA_OPTIONS`).
 ///
