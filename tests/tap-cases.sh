@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tap-cases.sh: the case helpers of the host's TAP producers (sourced by tests/pkg-check.sh,
-# tests/deb/check.sh, tests/tc-versions/check.sh, tests/rustc-select.sh). tests/tap.sh is the
-# other side: it reads what they print. The plan comes last, as host tools print it.
+# tests/deb/check.sh, tests/tc-versions/check.sh, tests/rustc-select.sh, tests/uml/check.sh).
+# tests/tap.sh is the other side: it reads what they print. tap_finish prints the plan last, as
+# host tools do; tests/uml/check.sh declares its plan first instead.
 
 n=0
 fail=0
@@ -22,6 +23,12 @@ check() {
 	local name=$1 out
 	shift
 	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+# check_live NAME CMD...: the same, CMD's output shown as it runs (CMD prints its own "# " lines).
+check_live() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 # tap_finish LABEL: the plan and "# LABEL: N passed, N failed", then exit, 0 only if none failed.
 tap_finish() {

@@ -14,27 +14,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
-n=0
-fails=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n - $1"
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
+. tests/tap-cases.sh
 echo "1..10"
 if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
 	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
-	notok "UML kernel builds or is cached"
-	for t in boot identical clone differs collect rate timer sojourn cpu-bench; do notok "$t (no kernel)"; done
+	not_ok "UML kernel builds or is cached"
+	for t in boot identical clone differs collect rate timer sojourn cpu-bench; do not_ok "$t (no kernel)"; done
 	exit 1
 fi
 rm -f /tmp/uml-check-build.$$
@@ -50,7 +35,7 @@ run() { tests/uml/run-in-uml "$@" >"$out/log" 2>&1 || { tail -n 20 "$out/log" | 
 if run --seed 7 --out "$out/a" "${point[@]}"; then
 	ok "boots, loads sch_ecnsharp.ko and runs a testbed point"
 else
-	notok "boots, loads sch_ecnsharp.ko and runs a testbed point"
+	not_ok "boots, loads sch_ecnsharp.ko and runs a testbed point"
 fi
 same() {
 	run --no-build --seed 7 --out "$out/fa" "${fpoint[@]}" || return 1
@@ -60,7 +45,7 @@ same() {
 		cmp -s "$out/fa/$f" "$out/fb/$f" || { echo "# $f differs between two runs with seed 7"; return 1; }
 	done
 }
-check "determinism: the same seed gives identical counters, marks and flow completion times" same
+check_live "determinism: the same seed gives identical counters, marks and flow completion times" same
 # From two other clones at two other paths (each with its own run directory, as users' clones
 # elsewhere would have), one of them under /tmp (which the guest covers with its own tmpfs), with
 # the same module and tools: the same outputs.
@@ -84,12 +69,12 @@ clone() {
 		cmp -s "$out/d/$f" "$out/e/$f" || { echo "# $f differs between two clones with seed 7"; return 1; }
 	done
 }
-check "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
+check_live "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
 other() {
 	run --no-build --seed 8 --out "$out/c" "${fpoint[@]}" || return 1
 	! cmp -s "$out/fa/flows.jsonl" "$out/c/flows.jsonl"
 }
-check "another seed gives other flows and completion times (the comparison can fail)" other
+check_live "another seed gives other flows and completion times (the comparison can fail)" other
 # make experiments' collection (tests/uml/collect.sh) from its point store: the two points above
 # (seeds 7 and 8) stored as experiments.sh stores them, and a third in the plan that never ran.
 collect() {
@@ -124,7 +109,7 @@ collect() {
 	! grep -q '^9	' "$col/jobs.tsv" && ! grep -q '^9	' <<<"$flows" &&
 		[ ! -e "$col/probes.tsv.gz" ] && [ ! -e "$col/bandq.tsv.gz" ]
 }
-check "make experiments' collection: every metric and flow of the finished points, none of one that did not run" collect
+check_live "make experiments' collection: every metric and flow of the finished points, none of one that did not run" collect
 metric() { awk -v k="$1" -F'\t' '$1 == k { print $2 }' "$out/a/result.tsv"; }
 # TCP payload is 1448 of every 1514 bytes on the wire: at exactly 10 Gbit/s, 9.564 Gbit/s.
 rate() {
@@ -133,14 +118,14 @@ rate() {
 	echo "# goodput ${g} Mbit/s (line rate less headers: 9564)"
 	awk -v g="$g" 'BEGIN { exit !(g >= 9470 && g <= 9600) }'
 }
-check "the shaper runs at its rate: goodput within 1% of 10 Gbit/s less headers" rate
+check_live "the shaper runs at its rate: goodput within 1% of 10 Gbit/s less headers" rate
 timer() {
 	local late
 	late=$(jq -r '.late_max // empty' "$out/a/qdisc.json")
 	echo "# the shaper's timer fired at most ${late} us late"
 	[ -n "$late" ] && [ "$late" -le 2 ]
 }
-check "the shaper's timer is exact: late_max <= 2 us" timer
+check_live "the shaper's timer is exact: late_max <= 2 us" timer
 sojourn() {
 	local max limit bound
 	max=$(jq -r '.bands[0].sojourn_max // empty' "$out/a/qdisc.json")
@@ -151,7 +136,7 @@ sojourn() {
 	echo "# sojourn max ${max} us ($limit packets at 10 Gbit/s: ${bound} us)"
 	[ -n "$max" ] && [ "$max" -le "$bound" ] && [ "$(jq -r '.bands[0].marks' "$out/a/qdisc.json")" -gt 0 ]
 }
-check "no packet waited longer than the buffer holds, and ECN# marked" sojourn
+check_live "no packet waited longer than the buffer holds, and ECN# marked" sojourn
 # Every case sends every packet through its qdisc (cpu-cost.sh fails otherwise), fq_codel is
 # bypassed at a one-packet queue and its matchall case is not (pktgen.sh).
 cpu_bench() {
@@ -160,6 +145,6 @@ cpu_bench() {
 		grep -q '^cpu-cost:   fq_codel .*enqueued (new flows) in its last run 0 of' "$out/cpu/console.log" &&
 		grep -q '^cpu-cost:   fq_codel+matchall .*enqueued (new flows) in its last run 20000 of' "$out/cpu/console.log"
 }
-check "the native CPU bench runs every case; fq_codel is bypassed unless filtered" cpu_bench
-echo "# uml check: $((n - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+check_live "the native CPU bench runs every case; fq_codel is bypassed unless filtered" cpu_bench
+echo "# uml check: $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
