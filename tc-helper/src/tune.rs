@@ -243,13 +243,13 @@ pub enum Transport {
     after_help = "Example: ecnsharp-tc tune --rate 25gbit --rtt-avg 30us --rtt-p90 90us --command dev eth0"
 )]
 pub struct TuneArgs {
-    /// Bottleneck capacity C (tc's units: 10gbit, 25Gbit, 100gbit)
+    /// Bottleneck capacity C, at least 1mbit (tc's units: 10gbit, 25Gbit, 100gbit)
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub rate: u64,
-    /// Average base RTT (tc's units: 80us, 1.5ms; a bare number is microseconds)
+    /// Average base RTT, 1us to 4.29s (tc's units: 80us, 1.5ms; a bare number is microseconds)
     #[arg(long = "rtt-avg", value_name = "TIME", value_parser = parse_rtt)]
     pub rtt_avg: u64,
-    /// High-percentile (90th) base RTT
+    /// High-percentile (90th) base RTT, 1us to 4.29s
     #[arg(long = "rtt-p90", value_name = "TIME", value_parser = parse_rtt)]
     pub rtt_p90: u64,
     /// The transport, which sets lambda [default: dctcp]
