@@ -25,12 +25,7 @@ if [ ${#suites[@]} -eq 0 ]; then
 		[ "$(basename "$s")" = lib.sh ] || suites+=("$s")
 	done
 fi
-# A bare name (marking) is the suite of that name.
-for i in "${!suites[@]}"; do
-	s=${suites[$i]}
-	[ -f "$s" ] || [ ! -f "$UML_DIR/selftests/${s%.sh}.sh" ] || suites[i]=$UML_DIR/selftests/${s%.sh}.sh
-	[ -f "${suites[$i]}" ] || die "no such suite: $s (tests/uml/selftests/ has $(cd "$UML_DIR/selftests" && echo *.sh))"
-done
+for i in "${!suites[@]}"; do suites[i]=$(suite_path "$UML_DIR/selftests" "${suites[$i]}") || exit 1; done
 
 pass=0
 fail=0

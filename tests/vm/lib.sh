@@ -13,6 +13,18 @@ export PATH="$HOME/.cargo/bin:$PATH"
 KERNEL_SOURCE_PKG=linux-source-6.12
 KERNEL_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
+# suite_path DIR SUITE: SUITE as given if it is a file, else DIR/SUITE.sh (a bare suite name,
+# such as qdisc-config); dies naming DIR's suites if neither exists.
+suite_path() {
+	if [ -f "$2" ]; then
+		echo "$2"
+	elif [ -f "$1/${2%.sh}.sh" ]; then
+		echo "$1/${2%.sh}.sh"
+	else
+		die "no such suite: $2 ($1 has $(cd "$1" && echo *.sh))"
+	fi
+}
+
 # kernel_source_dir: the extracted tree build-kernel.sh builds from (its tools/testing too).
 kernel_source_dir() {
 	echo "$ECNSHARP_CACHE/src/$KERNEL_SOURCE_PKG-$(dpkg-query -W -f='${Version}' "$KERNEL_SOURCE_PKG" 2>/dev/null)"

@@ -19,12 +19,7 @@ flavour=default
 if [ "${1:-}" = --flavour ]; then flavour=$2; shift 2; fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=("$VM_DIR"/selftests/*.sh)
-# A bare name (qdisc-config) is the suite of that name.
-for i in "${!suites[@]}"; do
-	s=${suites[$i]}
-	[ -f "$s" ] || [ ! -f "$VM_DIR/selftests/${s%.sh}.sh" ] || suites[i]=$VM_DIR/selftests/${s%.sh}.sh
-	[ -f "${suites[$i]}" ] || die "no such suite: $s (tests/vm/selftests/ has $(cd "$VM_DIR/selftests" && echo *.sh))"
-done
+for i in "${!suites[@]}"; do suites[i]=$(suite_path "$VM_DIR/selftests" "${suites[$i]}") || exit 1; done
 
 # The patterns run-in-vm fails a run on.
 splat_re='BUG:|Oops|WARNING:|KASAN|UBSAN|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|rust_panic|Call Trace:'
