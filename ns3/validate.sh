@@ -3,16 +3,20 @@
 # The ns-3 side of the sender-model validation (docs/results/ns3/validation.md): 2 or 4
 # long-lived DCTCP senders with different base RTTs and a probe host into one 10 Gbit/s port,
 # ECN# and DCTCP-RED-Tail at the rule's thresholds, the host marker on (20 us) and off, the
-# senders as ns-3.37 has them and deferring as Linux's do (-defer, -defer2). Writes
+# senders as ns-3.37 has them and deferring as Linux's do (-defer, -defer2), and the sweep's own
+# sender and host model (-headline: ns3/sender.sh's HEADLINE_SENDER, round 8). Writes
 # one result line per run to docs/results/ns3/validation/ns3-runs.txt, beside it each run's
 # .hist (the exact time-weighted queue distribution), .fct (probe FCTs) and .cwnd.gz (every
 # 100 us); the 10 us queue series stay in target/ns3/validate/. Then validation.md from
 # ns3/validation.md.in (ns3/validation.py).
 #   NS3_VALIDATE_DURATION=1 (s of long-lived flows; the window starts at 0.2 s)  NS3_JOBS=2
+#   NS3_VALIDATE_ONLY=REGEX (run only the runs whose name matches; the others keep their lines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${NS3_VALIDATE_DURATION:-1}
 JOBS=${NS3_JOBS:-2}
+ONLY=${NS3_VALIDATE_ONLY:-}
+. ns3/sender.sh
 OUT=docs/results/ns3/validation
 TMP=target/ns3/validate
 nice -n 10 make -s -C ns3 -j2
@@ -41,6 +45,9 @@ for senders in 2 4 2join; do
 				echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra --hostMark=$mark --hostLimit=$limit --tsoDefer=$defer --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
 			done
 		done
+		# The sender and host model every run of the sweep uses, exactly as the sweep passes it.
+		name=$scheme-$senders-headline
+		echo "$name --scenario=validate --scheme=$scheme --senders=${senders%join} --classes=$classes $extra $HEADLINE_SENDER --duration=$DURATION --warmup=0.2 --outPrefix=$TMP/$name" >>"$jobs"
 	done
 done
 one() {
@@ -53,8 +60,22 @@ one() {
 }
 export -f one
 export OUT TMP
-tr '\n' '\0' <"$jobs" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
+todo=$jobs
+if [ -n "$ONLY" ]; then
+	todo=$jobs.only
+	awk -v re="$ONLY" '$1 ~ re' "$jobs" >"$todo"
+	[ -s "$todo" ] || { echo "ns3-validate: no run matches NS3_VALIDATE_ONLY=$ONLY" >&2; exit 1; }
+fi
+tr '\n' '\0' <"$todo" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
+# Every run's line in the jobs' order: this sweep's from its output, the others' as they were.
+lines=$TMP/ns3-runs.txt
 for name in $(cut -d' ' -f1 "$jobs"); do
-	echo "name=$name $(cat "$TMP/$name.txt")"
-done >"$OUT/ns3-runs.txt"
+	if grep -q "^$name " "$todo"; then
+		echo "name=$name $(cat "$TMP/$name.txt")"
+	else
+		grep "^name=$name " "$OUT/ns3-runs.txt" ||
+			{ echo "ns3-validate: $name has no line: run it (NS3_VALIDATE_ONLY)" >&2; exit 1; }
+	fi
+done >"$lines"
+mv "$lines" "$OUT/ns3-runs.txt"
 python3 ns3/validation.py docs/results/ns3

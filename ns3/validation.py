@@ -131,6 +131,8 @@ COLUMNS_DEFER = [("mark20-defer", "ns-3 deferring, host marker 20 us"),
                  ("mark0-defer", "ns-3 deferring, no host marker")]
 COLUMNS_DEFER2 = [("mark20-defer2", "ns-3 deferring in CWR too, host marker 20 us"),
                   ("mark0-defer2", "ns-3 deferring in CWR too, no host marker")]
+# Round 8: the sender and host model of the sweep (ns3/sender.sh's HEADLINE_SENDER).
+COLUMNS_HEADLINE = [("headline", "ns-3, the sweep's sender and hosts")]
 
 
 # (tag, column, "several" / "join") -> (within, total) of each comparison made, for the prose.
@@ -182,6 +184,68 @@ def compare(results, ns3, linux, columns=COLUMNS, against="Linux", tag="linux"):
         if counts:
             md.append(f"- {what}: within the tolerance in " + ", ".join(counts) + ".")
     return "\n".join(md)
+
+
+# The figure's labels for TOLERANCE's keys.
+SHORT = {"queue_mean_pkts": "queue mean", "queue_p99_pkts": "queue p99",
+         "marks_per_kpkt": "marks/kpkt", "share1": "share 1", "cwnd1_mean_seg": "cwnd 1",
+         "cwndN_mean_seg": "cwnd last", "probe_fct_p50_us": "probe p50",
+         "probe_fct_p99_us": "probe p99", "cwnd1_prejoin_seg": "cwnd pre-join",
+         "queue_join_max_pkts": "queue peak post-join",
+         "cwnd1_prejoin_max_seg": "cwnd max pre-join"}
+
+
+def agreement_figure(results, ns3, linux, col, title):
+    """Every comparison of ns-3's `col` runs with Linux: ns-3's value over Linux's, with the
+    band the tolerance allows around 1, one point per (run, metric)."""
+    rows = []
+    for name, lx in linux.items():
+        scheme, senders = name.split("-")[:2]
+        r = ns3.get(f"{scheme}-{senders}-{col}")
+        if r is None:
+            continue
+        got_all = derived(results, r["name"], dict(r))
+        for key, rel, floor, what in TOLERANCE:
+            if key not in derived(results, name, lx):
+                continue
+            want = stats.need(lx, key)
+            got = stats.need(got_all, key)
+            if want <= 0:
+                continue  # no ratio to draw (the table still compares it)
+            tol = max(rel * abs(want), floor) / want
+            ok = abs(got - want) <= tol * want
+            label = f"{'E' if scheme == 'ecnsharp' else 'R'}{senders} {SHORT[key]}"
+            rows.append((label, got / want, max(1 - tol, 0.01), 1 + tol, ok))
+    if not rows:
+        return "Not run yet."
+    figdir = os.path.join(results, "fig")
+    os.makedirs(figdir, exist_ok=True)
+    dat = os.path.join(figdir, f"validation-{col}.agreement.dat")
+    with open(dat, "w") as f:
+        for ok in (True, False):
+            for i, (label, ratio, lo, hi, w) in enumerate(rows):
+                if w == ok:
+                    f.write(f'{i} {ratio:.4f} {lo:.4f} {hi:.4f} "{label}"\n')
+            f.write("\n\n")
+    svg = os.path.join(figdir, f"validation-{col}.agreement.svg")
+    subprocess.run(["gnuplot"], text=True, check=True, input=f"""set terminal svg size 1200,480 font 'sans,11'
+set output '{svg}'
+set title "{title}: ns-3 / Linux per comparison (bars: the tolerance around Linux's value; E ECN#, R DCTCP-RED-Tail)"
+set ylabel 'ns-3 / Linux'
+set logscale y
+set yrange [0.25:4]
+set ytics (0.25, 0.5, 0.8, 1, 1.25, 2, 4)
+set xrange [-1:{len(rows)}]
+set xtics rotate by -60 font 'sans,8'
+set grid ytics
+set key outside right top
+plot 1 notitle lc 'gray' dt 2, \\
+  '{dat}' index 0 using 1:(1):3:4 with yerrorbars pt 0 lc 'dark-green' notitle, \\
+  '' index 0 using 1:2:xtic(5) with points pt 7 lc 'dark-green' title 'within', \\
+  '' index 1 using 1:(1):3:4 with yerrorbars pt 0 lc 'red' notitle, \\
+  '' index 1 using 1:2:xtic(5) with points pt 5 lc 'red' title 'outside'
+""")
+    return f"![{title}](fig/{os.path.basename(svg)})"
 
 
 def figures(results, runs):
@@ -395,6 +459,9 @@ def main():
             COLUMNS, "Linux, tcp_tso_win_divisor 255", tag="nodefer"),
         "compare_defer": compare(results, ns3, linux, COLUMNS_DEFER),
         "compare_defer2": compare(results, ns3, linux, COLUMNS_DEFER2),
+        "compare_headline": compare(results, ns3, linux, COLUMNS_HEADLINE),
+        "figure_headline": agreement_figure(results, ns3, linux, "headline",
+                                            "Round 8, the sweep's sender"),
         "testbed": testbed,
         # The prose's counts, from the comparison itself, not copied by hand.
         "testbed_within": ", ".join(f"{tb_within[m]} of {tb_total[m]} ({h})"
