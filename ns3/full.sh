@@ -12,7 +12,8 @@
 # docs/results/ns3/failed.txt instead (one stopped by SIGTERM, as `pkill` stops a sweep, is
 # neither). A run whose key is in runs.txt is not run again, so an
 # interrupted sweep resumes and a changed model runs afresh; uncommitted changes to the model
-# are refused. A 128-host F9 web-search run takes about 2 minutes of one core, a
+# are refused, and so are build inputs outside the key (the toolchain, the crates' manifests,
+# CXX/CXXFLAGS) that differ from the model's first run. A 128-host F9 web-search run takes about 2 minutes of one core, a
 # data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in
 # the rule's order:
 #   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q"  (the default: all; q is make
@@ -38,6 +39,22 @@ if ! git diff --quiet HEAD -- "${MODEL_PATHS[@]}" || [ -n "$(git ls-files --othe
 fi
 model=$( (for p in "${MODEL_PATHS[@]}"; do git rev-parse "HEAD:$p"; done; pkg-config --modversion ns3-core) | sha1sum | cut -c1-12)
 commit=$(git rev-parse --short=12 HEAD)
+# What else builds the binary is not in the key (keying it would orphan the runs made): the
+# toolchain, the crates' manifests (profiles, features), the compiler and its flags. A sweep
+# that resumes a model must build it as its first run did: those files as at that run's commit,
+# and ns3/Makefile's own compiler and flags. (Cargo.lock only pins the core's dev-dependencies:
+# the library the simulator links has none.)
+BUILD_INPUTS=(rust-toolchain.toml Cargo.toml kmod/Cargo.toml ns3/ffi/Cargo.toml)
+if [ -n "${CXX:-}${CXXFLAGS:-}${LDFLAGS:-}" ]; then
+	echo "ns3-full: CXX, CXXFLAGS or LDFLAGS set: unset them (the runs' key assumes ns3/Makefile's own)" >&2
+	exit 1
+fi
+first=$(awk -v m="model=$model" '$2 == m { sub(/^commit=/, "", $3); print $3; exit }' "$RUNS" 2>/dev/null || true)
+if [ -n "$first" ] && ! git diff --quiet "$first" -- "${BUILD_INPUTS[@]}"; then
+	echo "ns3-full: ${BUILD_INPUTS[*]} changed since model $model's first run (commit $first):" \
+		"its runs would not all come from one build; restore them or change the model" >&2
+	exit 1
+fi
 nice -n 10 make -s -C ns3 -j2
 mkdir -p "$RESULTS/runs" "$OUT/full"
 # The sweep runs its own copy: a rebuild meanwhile must not change the model under a key.
