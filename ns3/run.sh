@@ -32,6 +32,7 @@ echo "ns3-attributes: $(grep -c '^ok' "$OUT/attributes.log") checks of defaults 
 rm -rf "$OUT/agree" && mkdir -p "$OUT/agree"
 ECNSHARP_AGREE_DIR="$PWD/$OUT/agree" cargo test -q --locked -p ecnsharp-ns3 --test agree >"$OUT/agree/cargo.log" 2>&1 ||
 	{ cat "$OUT/agree/cargo.log"; exit 1; }
+agreed=0
 for schedule in "$OUT"/agree/*.schedule; do
 	name=$(basename "$schedule" .schedule)
 	"$OUT/ecnsharp-agree" "$schedule" >"$OUT/agree/$name.ns3" 2>"$OUT/agree/$name.err" ||
@@ -46,7 +47,13 @@ for schedule in "$OUT"/agree/*.schedule; do
 		/^e .* q [1-9]/ || / s [1-9]/ { marks++ }
 		END { printf "ns3-agree: %s: %d packets, %d marks, %d drops: identical\n", n, pkts, marks, drops }
 	' "$OUT/agree/$name.expected"
+	agreed=$((agreed + 1))
 done
+# agree.rs writes four schedules (the page names them): fewer compared is a check that did not run.
+if [ "$agreed" -ne 4 ]; then
+	echo "ns3-agree: $agreed schedules compared, not the 4 of ns3/ffi/tests/agree.rs" >&2
+	exit 1
+fi
 
 # 2. The simulator fails loudly, its statistics are right, its RTT spread is real.
 tests/ns3/checks.sh >"$OUT/checks.log" 2>&1 || { cat "$OUT/checks.log"; exit 1; }
@@ -79,12 +86,19 @@ times >"$quick/times"
 cpu=$(sed -n 2p "$quick/times" | awk '{ split($1, t, /[ms]/); printf "%.0f", t[1] * 60 + t[2] }')
 echo "ns3-time: $(( $(date +%s) - start )) s wall for $(wc -l <"$quick/jobs") runs, $JOBS at a time; $cpu s CPU in make ns3's children"
 python3 ns3/stats.py quick "$quick"
-# The same runs with one field taken out must be refused, not read as 0.
+# The same runs with one switch port's line (a unit of R4) taken out of one detail file must be
+# refused, and print no line for scripts to read: read, R4 would be a ratio over fewer ports.
 rm -rf "$OUT/quick-missing" && cp -r "$quick" "$OUT/quick-missing"
 first_seed=${SEEDS%% *}
-sed -i 's/ queue_mean_pkts=[^ ]*//' "$OUT/quick-missing/leafspine-red_tail-$first_seed.txt"
-if python3 ns3/stats.py quick "$OUT/quick-missing" >/dev/null 2>"$OUT/quick-missing/err"; then
-	echo "ns3: a result line without queue_mean_pkts was read" >&2
+cut=$OUT/quick-missing/leafspine-red_tail-$first_seed.detail
+before=$(wc -l <"$cut")
+sed -i '0,/^p /{/^p /d}' "$cut"
+if python3 ns3/stats.py quick "$OUT/quick-missing" >"$OUT/quick-missing/out" 2>"$OUT/quick-missing/err"; then
+	echo "ns3: a detail file without one of its switch ports' lines was read" >&2
 	exit 1
 fi
-echo "ns3-checks: a result line without queue_mean_pkts is refused ($(cat "$OUT/quick-missing/err"))"
+if [ "$(wc -l <"$cut")" -ne $((before - 1)) ] || [ -s "$OUT/quick-missing/out" ]; then
+	echo "ns3: the refusal check is void: no port line taken out, or printed: $(cat "$OUT/quick-missing/out")" >&2
+	exit 1
+fi
+echo "ns3-checks: a detail file without one of its switch ports' lines (R4's units) is refused, nothing printed ($(cat "$OUT/quick-missing/err"))"

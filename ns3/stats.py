@@ -162,8 +162,9 @@ def point_rng(what, num, den):
 
 
 def _ratio(a, b):
-    """a / b, or None when it is undefined (b not positive, or either not a number)."""
-    if math.isnan(a) or math.isnan(b) or b <= 0:
+    """a / b, or None when it is undefined (b not positive, or either not finite: a p99 that
+    falls on an unfinished flow is infinite, and a ratio to it would read 0 and pass)."""
+    if not (math.isfinite(a) and math.isfinite(b)) or b <= 0:
         return None
     return a / b
 
@@ -187,7 +188,8 @@ def ratio_ci(stat, num, den, rng):
         raise ResultError("a ratio needs the same seeds for both schemes")
     point = _ratio(pooled(stat, num), pooled(stat, den))
     if point is None:
-        raise ResultError(f"a ratio of {pooled(stat, num)} to {pooled(stat, den)} is undefined")
+        raise ResultError(f"a ratio of {pooled(stat, num)} to {pooled(stat, den)} is undefined "
+                          "(a ratio needs a finite value over a positive finite one)")
     k = len(num)
 
     def replicate():
@@ -215,7 +217,8 @@ def paired_ratio_ci(stat, num, den, rng):
         pairs.append(([a[i] for i in ids], [b[i] for i in ids]))
     point = _ratio(pooled(stat, [p[0] for p in pairs]), pooled(stat, [p[1] for p in pairs]))
     if point is None:
-        raise ResultError("a paired ratio is undefined")
+        raise ResultError("a paired ratio is undefined (a ratio needs a finite value over a "
+                          "positive finite one)")
     k = len(pairs)
 
     def replicate():
@@ -253,6 +256,34 @@ def quick(directory):
                     raise ResultError(f"{base}.txt: {len(lines)} result lines, not 1")
                 runs[scen, scheme, seed] = parse_line(lines[0], base + ".txt")
                 details[scen, scheme, seed] = load_detail(base + ".detail")
+    # Everything is checked before anything is printed: a line a script reads must never be
+    # printed for runs that are then refused.
+    for scen in ("leafspine", "incast"):
+        for scheme in ("ecnsharp", "red_tail"):
+            for seed in seeds:
+                r = runs[scen, scheme, seed]
+                # The fields the lines below and the page read: missing is an error.
+                for key in ("hosts", "load", "flows", "unfinished", "short_flows", "large_flows",
+                            "queue_mean_pkts", "drops", "timeouts", "ins_target_ns",
+                            "pst_target_ns", "k_bytes"):
+                    need(r, key)
+                if scen == "incast":
+                    for key in ("fig10_queue_pkts", "bg_queue_mean_pkts", "bottleneck_drops",
+                                "query_timeouts"):
+                        need(r, key)
+                # The ratios are computed from the detail files: one with lines missing would
+                # give a ratio over fewer units, not an error. Every flow of the run is there...
+                d = details[scen, scheme, seed]
+                if len(d["flows"]) != need(r, "flows"):
+                    raise ResultError(f"{scen}-{scheme}-{seed}.detail: {len(d['flows'])} flows, "
+                                      f"the result line says flows={r['flows']}")
+        # ... and every switch port (R4's units), as many in every run of the topology.
+        ports = {len(details[scen, sch, s]["ports"]) for sch in ("ecnsharp", "red_tail")
+                 for s in seeds}
+        if len(ports) != 1 or 0 in ports:
+            raise ResultError(f"{scen}: the detail files hold {sorted(ports)} switch ports, "
+                              "not one count above 0 in every run")
+
     def per_seed(scen, scheme, units):
         return [units(details[scen, scheme, s]) for s in seeds]
 
@@ -265,19 +296,11 @@ def quick(directory):
     r3 = ratio("leafspine", large_fcts, mean)
     r4 = ratio("leafspine", port_means, mean)
     r5 = ratio("incast", fig10_blocks, mean)
-    for scen in ("leafspine", "incast"):
-        for scheme in ("ecnsharp", "red_tail"):
-            for seed in seeds:
-                r = runs[scen, scheme, seed]
-                # The fields the lines below and the page read: missing is an error.
-                for key in ("hosts", "load", "unfinished", "short_flows", "large_flows",
-                            "queue_mean_pkts", "drops", "timeouts", "ins_target_ns",
-                            "pst_target_ns", "k_bytes"):
-                    need(r, key)
-                if scen == "incast":
-                    for key in ("fig10_queue_pkts", "bg_queue_mean_pkts", "bottleneck_drops",
-                                "query_timeouts"):
-                        need(r, key)
+    for name, (point, lo, hi) in (("fct_short_p99", r1), ("fct_short_mean", r2),
+                                  ("fct_large_mean", r3), ("queue_mean", r4),
+                                  ("fig10_queue", r5)):
+        if not (lo <= point <= hi):
+            raise ResultError(f"{name}: {point} outside its own interval [{lo}, {hi}]")
     ls = [runs["leafspine", "ecnsharp", s] for s in seeds]
     n_short = sum(len(short_fcts(details["leafspine", "ecnsharp", s])) for s in seeds)
     n_large = sum(len(large_fcts(details["leafspine", "ecnsharp", s])) for s in seeds)
@@ -310,11 +333,6 @@ def quick(directory):
           f"queue_mean ecnsharp/red_tail={fmt(*r4)} "
           f"fig10_queue ecnsharp/red_tail={fmt(*r5)} "
           f"flows_short={n_short} seeds={len(seeds)}")
-    for name, (point, lo, hi) in (("fct_short_p99", r1), ("fct_short_mean", r2),
-                                  ("fct_large_mean", r3), ("queue_mean", r4),
-                                  ("fig10_queue", r5)):
-        if not (lo <= point <= hi):
-            raise ResultError(f"{name}: {point} outside its own interval [{lo}, {hi}]")
 
 
 def selftest():
@@ -369,6 +387,14 @@ def selftest():
         check("a ratio over nothing finished is an error, not a number", False)
     except ResultError:
         check("a ratio over nothing finished is an error, not a number", True)
+    for num, den in (([[1.0] * 50], [[1.0] * 49 + [INF]]), ([[1.0] * 49 + [INF]], [[1.0] * 50])):
+        try:
+            ratio_ci(p99, num, den, random.Random(2))
+            check("a p99 on an unfinished flow (infinite) is an error, not a ratio of 0 or inf",
+                  False)
+        except ResultError:
+            check("a p99 on an unfinished flow (infinite) is an error, not a ratio of 0 or inf",
+                  True)
     _, lo, hi = ratio_ci(mean, [[1.0, 2.0]], [[0.0, 0.0, 0.0, 1.0]], random.Random(2))
     check("replicates with 0 below the ratio: no interval (NaN), not a narrower one",
           math.isnan(lo) and math.isnan(hi))
