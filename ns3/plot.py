@@ -43,6 +43,19 @@ F9_LOADS = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"]
 # The paper's Figure 9 (web search) where its text gives the numbers (§5.3): ECN# / RED-Tail.
 PAPER_F9 = {"fct_short_mean": [("0.4", 4607 / 7297), ("0.5", 5867 / 7195)],
             "fct_mean": [("0.2", 27644 / 37479), ("0.5", 23095 / 36931)]}
+# The model's configuration (rule.md §1), to state thresholds in us and packets: every link's
+# rate, a full data packet on the wire, a switch port's buffer.
+LINK_BPS = 10e9
+PKT_BYTES = 1454
+PORT_LIMIT = 250
+# Figure 10's window: samples 10 us apart from 1 ms before the queries (stats.fig10_blocks).
+MS_SAMPLES = 100
+NEAR_LIMIT = 200  # packets: "the burst's" queue, four fifths of the port's buffer
+# dc.cc prints the mean or percentile of an empty set as 0: the field that counts the set says
+# when such a 0 is no measurement (qct_us is -1 when a query did not finish, see qct_of).
+COUNTED_BY = {"fct_short_mean_us": "short_flows", "fct_short_p99_us": "short_flows",
+              "fct_large_mean_us": "large_flows", "queue_busy_mean_pkts": "port_busy",
+              "bg_queue_busy_mean_pkts": "bg_queue_mean_pkts"}
 
 
 class Page:
@@ -54,6 +67,7 @@ class Page:
         self.values = {}
         self.details = {}
         self.md = []
+        self.f10_ecnsharp = {}  # variant -> ECN#'s fig10_queue ratio, compared across settings
 
     def detail(self, run):
         key = run["key"]
@@ -89,7 +103,12 @@ def fmt_ci(r):
     few = f" ({seeds} of {SEEDS_WANTED} seeds)" if seeds < SEEDS_WANTED else ""
     if math.isnan(lo):
         return f"{point:.2f} [no interval: over 1% of the replicates undefined]{few}"
-    return f"{point:.2f} [{lo:.2f}, {hi:.2f}]{few}"
+    # The verdicts take the side of 1 an end lies on: an end that would print as 1.00 without
+    # being 1 gets the decimals that show its side (both ends alike).
+    d = 2
+    while d < 6 and any(e != 1 and f"{e:.{d}f}" == f"{1:.{d}f}" for e in (lo, hi)):
+        d += 1
+    return f"{point:.2f} [{lo:.{d}f}, {hi:.{d}f}]{few}"
 
 
 def complete(r):
@@ -128,6 +147,65 @@ def params_of(run):
                        show("k_bytes", 1, "B")))
 
 
+def params_all(runs):
+    """params_of, which every run given (one scheme and topology) must have printed alike: the
+    page states one value per scheme and topology."""
+    seen = {params_of(r) for r in runs}
+    if len(seen) != 1:
+        raise stats.ResultError(f"runs of {runs[0]['scheme']} in one topology printed different "
+                                f"thresholds ({' and '.join(sorted(seen))}): runs "
+                                + ", ".join(r["key"] for r in runs))
+    return seen.pop()
+
+
+def threshold_fields(page, prefix, runs):
+    """A scheme's thresholds in bytes, us at the link rate and packets, for the prose (after
+    params_all: every run printed the same)."""
+    r = runs[0]
+    k = stats.need(r, "k_bytes")
+    if k:
+        page.set(f"{prefix}.k_bytes", f"{k:,.0f}")
+        page.set(f"{prefix}.k_us", f"{k * 8 / LINK_BPS * 1e6:.1f}")
+        page.set(f"{prefix}.k_pkts", f"{k / PKT_BYTES:.0f}")
+        page.set(f"{prefix}.k_below_limit", f"{PORT_LIMIT - k / PKT_BYTES:.0f}")
+    for key, name in (("ins_target_ns", "ins"), ("pst_target_ns", "pst")):
+        v = stats.need(r, key)
+        if v:
+            page.set(f"{prefix}.{name}_us", f"{v / 1000:.1f}")
+            page.set(f"{prefix}.{name}_pkts", f"{v * 1e-9 * LINK_BPS / 8 / PKT_BYTES:.0f}")
+
+
+def measured(run, key):
+    """Whether the run's `key` is a measurement, not dc.cc's 0 for an empty set."""
+    if key == "qct_us":
+        return stats.need(run, "queries") > 0 and stats.need(run, key) >= 0
+    count = COUNTED_BY.get(key)
+    # (Lines of earlier models may lack the count: then nothing tells.)
+    return count is None or count not in run or stats.need(run, count) > 0
+
+
+def qct_of(runs):
+    """(the mean QCT of the runs whose queries all finished, how many runs had a query that did
+    not): dc.cc prints qct_us=-1 for those, never averaged in."""
+    for r in runs:
+        if stats.need(r, "qct_us") < 0 and stats.need(r, "qct_us") != -1:
+            raise stats.ResultError(f"run {r['key']}: qct_us={r['qct_us']}")
+    done = [stats.need(r, "qct_us") for r in runs if measured(r, "qct_us")]
+    return (sum(done) / len(done) if done else math.nan), len(runs) - len(done)
+
+
+def qct_cell(runs):
+    mean, left = qct_of(runs)
+    text = "none finished" if math.isnan(mean) else f"{mean:.0f}"
+    return text + (f" ({left} of {len(runs)} runs with an unfinished query, left out)"
+                   if left else "")
+
+
+def unfinished_queries(page, runs):
+    return sum(1 for r in runs for _, fct, query, _ in page.detail(r)["flows"]
+               if query and fct == stats.INF)
+
+
 def grouped(runs, keys):
     g = collections.defaultdict(list)
     for r in runs:
@@ -136,7 +214,9 @@ def grouped(runs, keys):
 
 
 def mean_of(runs, key):
-    return sum(stats.need(r, key) for r in runs) / len(runs) if runs else math.nan
+    """The mean over the runs where `key` is a measurement (measured)."""
+    vals = [stats.need(r, key) for r in runs if measured(r, key)]
+    return sum(vals) / len(vals) if vals else math.nan
 
 
 def p99_rank(n):
@@ -210,7 +290,6 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
             page.set(f"{tag}.{load}.{s}.large_flows", f"{len(larges)}")
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
-            page.set(f"{tag}.{s}.params", params_of(rs[0]))
             # Marks by cause: the share of a scheme's marks that its persistent rule made alone.
             # A packet two rules fired on counts once in marks and once under each cause, so
             # those are the marks no other cause (instantaneous, RED) made.
@@ -226,7 +305,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
             page.set(f"{tag}.{load}.{s}.timeouts", f"{mean_of(rs, 'timeouts'):,.0f}")
             page.set(f"{tag}.{load}.{s}.queue_mean_pkts", f"{mean_of(rs, 'queue_mean_pkts'):.2f}")
             busy = mean_of(rs, "queue_busy_mean_pkts")
-            page.set(f"{tag}.{load}.{s}.queue_busy_mean_pkts", f"{busy:.1f}")
+            busy = "-" if math.isnan(busy) else f"{busy:.1f}"  # no port was ever busy
+            page.set(f"{tag}.{load}.{s}.queue_busy_mean_pkts", busy)
             short_mean = stats.mean(shorts)
             page.set(f"{tag}.{load}.{s}.short_mean_us", f"{short_mean:,.0f}")
             page.set(f"{tag}.{load}.{s}.fct_mean_us",
@@ -235,10 +315,14 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
                 f"{len(larges)} | {p99:.0f} | {short_mean:.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
-                f"{mean_of(rs, 'drops'):.0f} | {busy:.1f} | {mean_of(rs, 'marks'):.0f} ({share}) | "
+                f"{mean_of(rs, 'drops'):.0f} | {busy} | {mean_of(rs, 'marks'):.0f} ({share}) | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios)
                 + f" | {'-' if paired is None else fmt_ci(paired)} |")
     md.append("")
+    for s in schemes:
+        mine = [r for r in sel if r["scheme"] == s]
+        page.set(f"{tag}.{s}.params", params_all(mine))
+        threshold_fields(page, f"{tag}.{s}", mine)
     for s, shares in pst_shares.items():
         page.set(f"{tag}.{s}.pst_share_range",
                  f"{100 * min(shares):.2f}-{100 * max(shares):.2f}%" if len(shares) > 1
@@ -269,6 +353,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
     head = ["| load | short flows (ECN#, the seeds compared) | overall mean FCT | short mean FCT | "
             "short p99 FCT (its rank) | large mean FCT | queue_mean (as filed) | "
             "short mean FCT, paired (extra) |", "|---|---|---|---|---|---|---|---|"]
+    fewest = None  # the fewest short flows at a point with every seed, for the prose's p99 rank
     for load in sorted(set(loads) | set(planned), key=float):
         if (load, "ecnsharp") not in g or (load, "red_tail") not in g:
             run = [NAMES[s] for s in ("ecnsharp", "red_tail") if (load, s) in g]
@@ -278,6 +363,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
         compared = {r["seed"] for r in g[load, "red_tail"]}
         n_short = sum(len(stats.short_fcts(page.detail(r))) for r in g[load, "ecnsharp"]
                       if r["seed"] in compared)
+        if len(compared & {r["seed"] for r in g[load, "ecnsharp"]}) >= SEEDS_WANTED:
+            fewest = n_short if fewest is None else min(fewest, n_short)
         cells = []
         for name, _, _, _ in F9_METRICS:
             r = next((x[2] for x in series[name] if x[0] == load and x[1] == "ecnsharp"), None)
@@ -293,6 +380,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
                       if x[0] == load and x[1] == "ecnsharp")
         head.append(f"| {load} | {n_short:,} | " + " | ".join(cells) + f" | {fmt_ci(paired)} |")
     page.set(f"{tag}.headline", "\n".join(head))
+    if fewest is not None:
+        page.set(f"{tag}.p99_rank", f"the {ordinal(p99_rank(fewest))} slowest of {fewest:,}")
     # For the prose: over the loads run, ECN#'s ratios and how many the rule's test passes.
     for name in [m[0] for m in F9_METRICS] + ["fct_short_mean.paired"]:
         rs = [x[2] for x in series[name] if x[1] == "ecnsharp" and complete(x[2])]
@@ -403,15 +492,19 @@ def f10_section(page, runs, variant):
            "flows with a timeout over the run (seeds) | queue_mean pkts (as filed) | "
            "bottleneck drops after the queries | query timeouts | QCT us | "
            "ins_target / pst_target / K | background: share of the 4 s with a queue (seeds) | "
-           "queue in the ms before the queries, pkts (seeds) |", "|" + "---|" * 14]
+           "queue in the ms before the queries, pkts (seeds) | "
+           "queue per ms, -1-0/0-1/1-2/2-3/3-4 ms, pkts (mean of seeds) | "
+           f"at {NEAR_LIMIT}+ pkts after the queries, ms (any seed) |", "|" + "---|" * 16]
     base = g.get(("red_tail",), [])
+    shares = []
+    page.set(f"{tag}.near_limit_pkts", f"{NEAR_LIMIT}")
     for s in schemes:
         rs = g[(s,)]
         r = page.ratio(rs, base, stats.fig10_blocks, stats.mean) if base and s != "red_tail" \
             else None
-        r0 = rs[0]
-        params = params_of(r0)
-        qct = [stats.need(x, "qct_us") for x in rs]
+        params = params_all(rs)
+        threshold_fields(page, f"{tag}.{s}", rs)
+
         def seeds_of(key, fmt="{:.0f}"):
             return "/".join(fmt.format(stats.need(x, key))
                             for x in sorted(rs, key=lambda x: int(x["seed"])))
@@ -427,6 +520,32 @@ def f10_section(page, runs, variant):
         before = "/".join(f"{sum(page.detail(x)['samples'][:100]) / 100:.1f}" for x in ordered)
         page.set(f"{tag}.{s}.bg_nonempty_seeds", nonempty)
         page.set(f"{tag}.{s}.before_queries_seeds", before)
+        # The queue per millisecond of the window (the ms before the queries, then 4 after), mean
+        # of the seeds, and how much of fig10_queue the millisecond after the queries is.
+        per_ms = [sum(sum(page.detail(x)["samples"][i:i + MS_SAMPLES]) / MS_SAMPLES
+                      for x in rs) / len(rs) for i in range(0, 5 * MS_SAMPLES, MS_SAMPLES)]
+        ms_text = "/".join(f"{v:.1f}" for v in per_ms)
+        first_share = per_ms[1] / sum(per_ms) if sum(per_ms) else math.nan
+        page.set(f"{tag}.{s}.ms_means", ms_text)
+        page.set(f"{tag}.{s}.first_ms_share", f"{first_share:.0%}")
+        shares.append(first_share)
+        # When, after the queries, the queue was near the port's limit (any seed).
+        near = [(i - MS_SAMPLES) * 10 / 1000 for x in rs
+                for i, q in enumerate(page.detail(x)["samples"])
+                if i >= MS_SAMPLES and q >= NEAR_LIMIT]
+        near = f"{min(near):.2f}-{max(near):.2f} ms" if near else "never"
+        page.set(f"{tag}.{s}.near_limit", near)
+        # A queue held at K, as F10's reading infers the paper's 182: is it, here?
+        k = stats.need(rs[0], "k_bytes") / PKT_BYTES
+        if k:
+            bg, win = mean_of(rs, "bg_queue_mean_pkts"), mean_of(rs, "fig10_queue_pkts")
+            where = [w for w, v in (("over the background", bg), ("in the queries' window", win))
+                     if v >= k]
+            page.set(f"{tag}.{s}.vs_k",
+                     f"{bg:.1f} packets over the background and {win:.1f} in the "
+                     f"queries' window (means of the seeds) against a K of {k:.0f} packets: "
+                     + ("below K in both, not a queue held at K" if not where else
+                        f"at or above K {' and '.join(where)}"))
         md.append(f"| {NAMES[s]} | {len(rs)} | {mean_of(rs, 'fig10_queue_pkts'):.1f} ({per_seed}) | "
                   f"{'-' if s == 'red_tail' else fmt_ci(r)} | "
                   f"{mean_of(rs, 'bg_queue_mean_pkts'):.1f} ({seeds_of('bg_queue_mean_pkts')}) | "
@@ -434,10 +553,8 @@ def f10_section(page, runs, variant):
                   f"{mean_of(rs, 'queue_mean_pkts'):.2f} | "
                   f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
                   f"{sum(int(stats.need(x, 'query_timeouts')) for x in rs)} | "
-                  f"{sum(qct) / len(qct):.0f} | {params} | {nonempty} | {before} |")
+                  f"{qct_cell(rs)} | {params} | {nonempty} | {before} | {ms_text} | {near} |")
         page.set(f"{tag}.{s}.fig10_queue_seeds", per_seed)
-        page.set(f"{tag}.{s}.k_bytes", f"{int(stats.need(r0, 'k_bytes'))}")
-        page.set(f"{tag}.{s}.k_pkts", f"{stats.need(r0, 'k_bytes') / 1454:.0f}")
         page.set(f"{tag}.{s}.drops_seeds", seeds_of("drops"))
         page.set(f"{tag}.{s}.timeouts_seeds", seeds_of("timeouts"))
         page.set(f"{tag}.{s}.bg_queue_seeds", seeds_of("bg_queue_mean_pkts"))
@@ -451,7 +568,21 @@ def f10_section(page, runs, variant):
         if s != "red_tail":
             page.set(f"{tag}.{s}.fig10_queue", fmt_ci(r))
             page.set(f"{tag}.{s}.fig10_queue.verdict", verdict(r))
+        if s == "ecnsharp":
+            page.f10_ecnsharp[variant] = r
     md.append("")
+    # For the prose: how much of fig10_queue the burst is, and how many runs dropped after it.
+    shares = [v for v in shares if not math.isnan(v)]
+    if shares:
+        page.set(f"{tag}.burst_reading",
+                 "`fig10_queue` measures mostly the burst and how fast each scheme drains it, not "
+                 "a standing queue" if min(shares) > 0.5 else
+                 f"`fig10_queue` is not mostly the burst for every scheme (the millisecond after "
+                 f"the queries is {min(shares):.0%} of it for one)")
+    dropped = sum(stats.need(x, "bottleneck_drops") > 0 for x in sel)
+    page.set(f"{tag}.drops_after_runs",
+             f"every one of the {len(sel)} runs" if dropped == len(sel) else
+             f"{dropped} of the {len(sel)} runs")
     # ECN#'s background queue against RED-Tail's, seed by seed (three values: no interval).
     if ("ecnsharp",) in g and base:
         e = {x["seed"]: stats.need(x, "bg_queue_mean_pkts") for x in g[("ecnsharp",)]}
@@ -507,6 +638,22 @@ plot {plots}
     page.set(f"{tag}.queue.figure", f"![bottleneck queue](fig/{os.path.basename(svg)})")
 
 
+def short_name(variant):
+    return VARIANTS[variant].split(":")[0] if ":" in VARIANTS[variant] else "the rule"
+
+
+def f10_settings(page):
+    """ECN#'s fig10_queue / RED-Tail across the settings run, for the prose: in which the
+    interval lies wholly below 1, and the others' ratios."""
+    rs = {v: r for v, r in page.f10_ecnsharp.items() if r is not None}
+    below = [v for v, r in rs.items() if complete(r) and not math.isnan(r[1]) and r[2] < 1]
+    others = [v for v in rs if v not in below]
+    page.set("f10.ecnsharp.fig10_queue.below",
+             " and ".join(short_name(v) for v in below) if below else "none of them")
+    page.set("f10.ecnsharp.fig10_queue.others",
+             "; ".join(f"{short_name(v)} {fmt_ci(rs[v])}" for v in others) or "none")
+
+
 def f11_section(page, runs):
     """Figure 11: query completion and timeouts against the number of queries."""
     sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"]
@@ -518,8 +665,9 @@ def f11_section(page, runs):
     md = page.md
     md += ["## Figure 11: the fanout, the rule", "",
            "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
-           "bottleneck drops (mean) |", "|---|---|---|---|---|---|"]
-    onset = {}
+           "bottleneck drops (mean) | query flows unfinished (all seeds) |",
+           "|---|---|---|---|---|---|---|"]
+    onset, onset_seeds = {}, {}
     done_all = {}
     planned = range(25, 201, 25)  # rule.md, F11
     page.set("f11.ecnsharp_red_tail.timeouts.summary", "not yet (no N with every seed)")
@@ -533,13 +681,19 @@ def f11_section(page, runs):
             to = sum(int(stats.need(r, "query_timeouts")) for r in rs)
             if to > 0 and s not in onset:
                 onset[s] = n
-            md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {mean_of(rs, 'qct_us'):.0f} | {to} | "
-                      f"{mean_of(rs, 'bottleneck_drops'):.0f} |")
+                # An onset may rest on one seed: the page says how many had a timeout there.
+                by_seed = [int(stats.need(r, "query_timeouts"))
+                           for r in sorted(rs, key=lambda r: int(r["seed"]))]
+                onset_seeds[s] = (f"in {sum(v > 0 for v in by_seed)} of {len(rs)} seeds: "
+                                  f"{'/'.join(map(str, by_seed))} query timeouts")
+            md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | {to} | "
+                      f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
+                      f"{unfinished_queries(page, rs)} |")
     md.append("")
     for s in schemes:
         if s in onset:
             below = [n for n in ns if n < onset[s] and (str(n), s) in g]
-            page.set(f"f11.{s}.onset", str(onset[s]))
+            page.set(f"f11.{s}.onset", f"{onset[s]} ({onset_seeds[s]})")
             page.set(f"f11.{s}.fanout", str(below[-1]) if below else
                      f"below {onset[s]}" if onset[s] == ns[0] else "not run below the onset")
         else:
@@ -571,7 +725,7 @@ def f11_section(page, runs):
         page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
     # Query flows with a timeout, ECN# / RED-Tail at each N, with intervals (bootstrap over
     # seeds and query flows), and which scheme has the most at each N.
-    rows, fewer, below, shares = [], 0, 0, []
+    rows, fewer, below, shares, no_ci = [], 0, 0, [], []
     for n in ns:
         a, b = g.get((str(n), "ecnsharp")), g.get((str(n), "red_tail"))
         for r in (a or []) + (b or []):
@@ -587,24 +741,42 @@ def f11_section(page, runs):
             continue
         rr = page.ratio(a, b, stats.query_timed_out, stats.mean)
         rows.append(f"| {n} | {fmt_ci(rr)} |")
-        if complete(rr):
+        # An N without an interval (too few RED-Tail timeouts to resample) is named, not counted.
+        if complete(rr) and math.isnan(rr[1]):
+            no_ci.append(str(n))
+        elif complete(rr):
             fewer += rr[0] < 1
             below += rr[2] < 1
             shares.append((n, 1 - rr[0], sum(stats.need(r, "query_timeouts") for r in a)))
     if rows:
         md += ["Query flows with a timeout, ECN# / DCTCP-RED-Tail (95% intervals over seeds and "
                "query flows):", "", "| queries | ECN# / RED-Tail |", "|---|---|"] + rows + [""]
-    if shares:
+    if shares or no_ci:
         # Where ECN# had none the ratio is 0: named apart, not folded into the range.
         none = [str(n) for n, _, te in shares if te == 0]
         less = [v for _, v, te in shares if v > 0 and te > 0]
+        notes = ([f"none for ECN# at N = {', '.join(none)}"] if none else []) + (
+            [f"{'otherwise ' if none else ''}by {100 * min(less):.0f}-{100 * max(less):.0f}%"]
+            if less else [])
         page.set("f11.ecnsharp_red_tail.timeouts.summary",
                  f"ECN#'s fewer than RED-Tail's at {fewer} of the {len(shares)} N with RED-Tail "
-                 f"timeouts and {SEEDS_WANTED} seeds"
-                 + (f" (none for ECN# at N = {', '.join(none)}" if none else " (")
-                 + (f"{'; otherwise' if none else ''} by {100 * min(less):.0f}-"
-                    f"{100 * max(less):.0f}%" if less else "") + ")"
-                 + f", the interval wholly below 1 at {below} of them")
+                 f"timeouts, {SEEDS_WANTED} seeds and an interval"
+                 + (f" ({'; '.join(notes)})" if notes else "")
+                 + f", the interval wholly below 1 at {below} of them"
+                 + (f"; at N = {', '.join(no_ci)} the ratio has no interval (over 1% of the "
+                    f"replicates undefined: too few RED-Tail timeouts) and is not counted"
+                    if no_ci else ""))
+    # The background's own losses: drops other than the bottleneck's after the queries.
+    lost = {s: sum(stats.need(r, "drops") - stats.need(r, "bottleneck_drops")
+                   for n in ns for r in g.get((str(n), s), [])) for s in schemes}
+    nruns = {s: sum(len(g.get((str(n), s), [])) for n in ns) for s in schemes}
+    some = [s for s in schemes if lost[s] > 0]
+    nil = [s for s in schemes if lost[s] == 0]
+    page.set("f11.background_drops",
+             "none for any scheme" if not some else
+             ", ".join(f"{NAMES[s]} {lost[s]:,.0f} packets over its {nruns[s]} runs" for s in some)
+             + (f"; none in any of the runs of {' or '.join(NAMES[s] for s in nil)}"
+                if nil else ""))
     most = collections.Counter()
     compared = 0
     for n in ns:
@@ -633,7 +805,9 @@ def f11_section(page, runs):
                     if not rs:
                         row.append("nan")
                     elif key == "qct_us":
-                        row.append(f"{mean_of(rs, key):.1f}")
+                        # A point only where every run's queries finished (qct_of).
+                        mean, left = qct_of(rs)
+                        row.append("nan" if left else f"{mean:.1f}")
                     else:
                         row.append(str(sum(int(stats.need(r, key)) for r in rs)))
                 f.write(f"{n} " + " ".join(row) + "\n")
@@ -682,12 +856,42 @@ def write_other_models(results, runs):
                "[rule.md](../rule.md) and the current page's history.", "",
                "| key | commit | part | scenario | workload | scheme | hosts | load | seed | "
                "variant | " + " | ".join(fields) + " |", "|" + "---|" * (10 + len(fields))]
+        def cell(r, k):
+            if k not in r:
+                return "-"
+            return r[k] if measured(r, k) else "none"  # dc.cc's 0 for an empty set
+
         for r in rs:
             out.append("| " + " | ".join(r.get(k, "-") for k in (
                 "key", "commit", "part", "scenario", "workload", "scheme", "hosts", "load",
-                "seed", "variant")) + " | " + " | ".join(r.get(k, "-") for k in fields) + " |")
+                "seed", "variant")) + " | " + " | ".join(cell(r, k) for k in fields) + " |")
+        if any(cell(r, k) == "none" for r in rs for k in fields):
+            out += ["", "\"none\": a mean or percentile over no flows (its count is 0; the "
+                    "run printed 0), or a query completion time where a query did not finish "
+                    "(printed as -1)."]
         with open(os.path.join(results, "archive", f"runs-{model[0]}.md"), "w") as f:
             f.write("\n".join(out) + "\n")
+
+
+def model_runs(every, model):
+    """The runs of `model`, each once, and how many lines repeated one: two sweeps that ran the
+    same run print the same result (runs are deterministic); a key with two results is an
+    error."""
+    runs, twice = {}, 0
+    when = ("commit", "part", "wall_s")  # what may differ: when and by which sweep it ran
+    for r in every:
+        if r.get("model") != model:
+            continue
+        first = runs.get(r["key"])
+        if first is None:
+            runs[r["key"]] = r
+            continue
+        diff = sorted(k for k in set(r) | set(first) if k not in when and r.get(k) != first.get(k))
+        if diff:
+            raise stats.ResultError(f"runs.txt: run {r['key']} appears twice with different "
+                                    f"results ({', '.join(diff)})")
+        twice += 1
+    return list(runs.values()), twice
 
 
 def render(page, template_path, out_path):
@@ -734,6 +938,35 @@ def selftest():
             ok = got == want
             failed += not ok
             print(f"{'ok' if ok else 'FAIL'} - plot.py renders {text} as {got!r}")
+
+    def check(what, ok):
+        nonlocal failed
+        failed += not ok
+        print(f"{'ok' if ok else 'FAIL'} - {what}")
+
+    got = fmt_ci((0.98, 0.95, 0.9996, 3))
+    check(f"an interval end just below 1 shows its side: {got}", got == "0.98 [0.9500, 0.9996]")
+    check("two decimals otherwise", fmt_ci((0.98, 0.95, 1.02, 3)) == "0.98 [0.95, 1.02]")
+    runs = [{"key": k, "queries": "100", "qct_us": v} for k, v in (("a", "10.0"), ("b", "-1"))]
+    check("an unfinished query's qct_us=-1 is counted, never averaged in",
+          qct_of(runs) == (10.0, 1) and qct_cell(runs).startswith("10 (1 of 2 runs"))
+    check("a mean over no flows (dc.cc's 0) is no measurement",
+          not measured({"fct_large_mean_us": "0.0", "large_flows": "0"}, "fct_large_mean_us")
+          and measured({"fct_large_mean_us": "5.0", "large_flows": "1"}, "fct_large_mean_us"))
+    line = {"scheme": "red_tail", "ins_target_ns": "0", "pst_target_ns": "0"}
+    try:
+        params_all([dict(line, key="a", k_bytes="1000"), dict(line, key="b", k_bytes="2000")])
+        check("runs of one scheme and topology with different thresholds are an error", False)
+    except stats.ResultError:
+        check("runs of one scheme and topology with different thresholds are an error", True)
+    a = {"key": "k", "model": "m", "wall_s": "1", "drops": "5"}
+    check("a run two sweeps printed alike counts once",
+          model_runs([a, dict(a, wall_s="2")], "m") == ([a], 1))
+    try:
+        model_runs([a, dict(a, drops="6")], "m")
+        check("a key with two different results is an error", False)
+    except stats.ResultError:
+        check("a key with two different results is an error", True)
     return 1 if failed else 0
 
 
@@ -747,15 +980,8 @@ def main():
     page = Page(results, model)
     lines = [l for l in open(os.path.join(results, "runs.txt")) if l.strip()]
     every = [stats.parse_line(l, f"runs.txt:{i + 1}") for i, l in enumerate(lines)]
-    runs, seen, twice = [], set(), 0
-    for r in every:
-        if r.get("model") != model:
-            continue
-        if r["key"] in seen:  # two sweeps ran it: the same deterministic run, counted once
-            twice += 1
-            continue
-        seen.add(r["key"])
-        runs.append(r)
+    runs, twice = model_runs(every, model)
+    seen = {r["key"] for r in runs}
     other = len(every) - len(runs) - twice
     os.makedirs(os.path.join(results, "fig"), exist_ok=True)
     # Failed runs of this model (ns3/full.sh, failed.txt) that no later attempt replaced.
@@ -796,6 +1022,7 @@ def main():
     for variant in ("lambda1", "stockmark", "authors"):
         f9_section(page, runs, variant, "web-search")
         f10_section(page, runs, variant)
+    f10_settings(page)
     with open(os.path.join(results, "tables.md"), "w") as f:
         f.write("\n".join(page.md) + "\n")
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.md.in")
