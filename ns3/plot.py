@@ -659,7 +659,10 @@ def f11_section(page, runs):
     sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"]
     g = grouped(sel, ("queries", "scheme"))
     ns = sorted({int(k[0]) for k in g})
-    schemes = [s for s in ("ecnsharp", "red_tail", "codel") if any((str(n), s) in g for n in ns)]
+    # The paper's three schemes, then the two of rule.md's F11 addendum (part f11x).
+    schemes = [s for s in ("ecnsharp", "red_tail", "codel", "red_avg", "tcn")
+               if any((str(n), s) in g for n in ns)]
+    paper3 = [s for s in ("ecnsharp", "red_tail", "codel") if s in schemes]
     if len(ns) < 2:
         return
     md = page.md
@@ -777,17 +780,40 @@ def f11_section(page, runs):
              ", ".join(f"{NAMES[s]} {lost[s]:,.0f} packets over its {nruns[s]} runs" for s in some)
              + (f"; none in any of the runs of {' or '.join(NAMES[s] for s in nil)}"
                 if nil else ""))
+    # Which of the paper's three times out most, at each N all three ran with every seed.
     most = collections.Counter()
     compared = 0
+    totals = {s: {} for s in paper3}  # N -> query timeouts, all seeds
     for n in ns:
         tos = {s: sum(int(stats.need(r, "query_timeouts")) for r in g.get((str(n), s), []))
-               for s in schemes if len(g.get((str(n), s), [])) >= SEEDS_WANTED}
-        if len(tos) == len(schemes) and any(tos.values()):
+               for s in paper3 if len(g.get((str(n), s), [])) >= SEEDS_WANTED}
+        for s, v in tos.items():
+            totals[s][n] = v
+        if len(tos) == len(paper3) and any(tos.values()):
             compared += 1
             most[max(tos, key=tos.get)] += 1
     if compared:
         page.set("f11.most", "; ".join(f"{NAMES[s]} the most at {k} of {compared} N"
                                        for s, k in most.most_common()))
+    # Whether each one's timeouts grow with N from its onset (never fewer at a larger N).
+    falls = []
+    for s in paper3:
+        past = [(n, v) for n, v in sorted(totals[s].items()) if s in onset and n >= onset[s]]
+        falls += [f"{NAMES[s]} {a} at N = {m} to {b} at {n}"
+                  for (m, a), (n, b) in zip(past, past[1:]) if b < a]
+    page.set("f11.growth", "never fall as N grows" if not falls else
+             "do not all grow with N (fewer at a larger N: " + "; ".join(falls) + ")")
+    # The paper's onsets (§5.4): CoDel 100, ECN# 175; one verdict per scheme, from the table.
+    verdicts = []
+    for s, paper_n in (("ecnsharp", 175), ("codel", 100)):
+        if not done_all.get(s):
+            verdicts.append(f"{NAMES[s]} not yet (incomplete)")
+        else:
+            got = onset.get(s)
+            verdicts.append(f"{NAMES[s]} {'reproduces' if got == paper_n else 'does not'} "
+                            f"(onset {got if got else 'none up to ' + str(ns[-1])} against "
+                            f"{paper_n})")
+    page.set("f11.paper_onsets", "; ".join(verdicts))
     md.append("Timeout onset (smallest N with a query timeout in any seed): " + ", ".join(
         f"{NAMES[s]} {page.values[f'f11.{s}.onset']}" for s in schemes) + ".")
     md.append("")
