@@ -79,8 +79,9 @@ class Page:
         self.values[name] = value
 
     def ratio(self, runs_a, runs_b, units, stat, paired=False):
-        """(point, lo, hi, seeds) over the seeds both schemes ran; `paired`: the paired
-        interval over the same flows (units then gives {flow id: value} per run)."""
+        """(point, lo, hi, seeds, bands) over the seeds both schemes ran (bands: the ends'
+        Monte Carlo bands, stats._interval); `paired`: the paired interval over the same flows
+        (units then gives {flow id: value} per run)."""
         a = {r["seed"]: r for r in runs_a}
         b = {r["seed"]: r for r in runs_b}
         seeds = sorted(set(a) & set(b), key=int)
@@ -92,14 +93,14 @@ class Page:
         # line), so that it does not move when other runs are added to the page.
         rng = stats.point_rng(f"{stat.__name__}:{units.__name__}", num, den)
         ci = stats.paired_ratio_ci if paired else stats.ratio_ci
-        point, lo, hi = ci(stat, num, den, rng)
-        return point, lo, hi, len(seeds)
+        point, lo, hi, bands = ci(stat, num, den, rng, bands=True)
+        return point, lo, hi, len(seeds), bands
 
 
 def fmt_ci(r):
     if r is None:
         return "not run"
-    point, lo, hi, seeds = r
+    point, lo, hi, seeds = r[:4]
     few = f" ({seeds} of {SEEDS_WANTED} seeds)" if seeds < SEEDS_WANTED else ""
     if math.isnan(lo):
         return f"{point:.2f} [no interval: over 1% of the replicates undefined]{few}"
@@ -108,7 +109,21 @@ def fmt_ci(r):
     d = 2
     while d < 6 and any(e != 1 and f"{e:.{d}f}" == f"{1:.{d}f}" for e in (lo, hi)):
         d += 1
-    return f"{point:.2f} [{lo:.{d}f}, {hi:.{d}f}]{few}"
+    return f"{point:.2f} [{lo:.{d}f}, {hi:.{d}f}]{EDGE if edge(r) else ''}{few}"
+
+
+# Beside an interval whose side of 1 the bootstrap's own noise does not settle (stats.at_edge).
+EDGE = " (at the edge)"
+EDGE_NOTE = ("\"(at the edge)\": 1 lies outside the interval but within the Monte Carlo "
+             "error of its nearer end (one standard deviation of that end's rank over the "
+             f"{stats.BOOTSTRAP:,} replicates), so another generator seed could put 1 inside "
+             "it; the rule's verdict still takes the interval as printed")
+
+
+def edge(r):
+    """Whether r's interval is at the edge of 1 (stats.at_edge)."""
+    return (r is not None and len(r) > 4 and not math.isnan(r[1])
+            and stats.at_edge(r[1], r[2], r[4]))
 
 
 def complete(r):
@@ -121,10 +136,11 @@ def verdict(r, paper_below_one=True):
         return "not run"
     if math.isnan(r[1]):
         return "no interval"
-    point, lo, hi, seeds = r
+    point, lo, hi, seeds = r[:4]
     if seeds < SEEDS_WANTED:
         return f"incomplete ({seeds} of {SEEDS_WANTED} seeds)"
     side = hi < 1 if paper_below_one else lo > 1
+    # fmt_ci, printed beside every verdict, marks an interval at the edge of 1.
     return "reproduces" if side else "does not reproduce"
 
 
@@ -391,7 +407,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
         if name == "fct_large_mean":
             passed, test = holds_one(rs), "holding 1"
         else:
-            passed, test = sum(verdict(r) == "reproduces" for r in rs), "wholly below 1"
+            passed, test = sum(verdict(r).startswith("reproduces") for r in rs), "wholly below 1"
+        edges = sum(edge(r) for r in rs)
         if len(rs) == 1:
             text = (f"{fmt_ci(rs[0])} at the one load with {SEEDS_WANTED} seeds so far (the "
                     f"interval {'' if passed else 'not '}{test})")
@@ -399,7 +416,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
             lo, hi = f"{min(r[0] for r in rs):.2f}", f"{max(r[0] for r in rs):.2f}"
             n = f"{len(rs)} loads with {SEEDS_WANTED} seeds"
             text = ((f"{lo} at each of {n}" if lo == hi else f"{lo}-{hi} over {n}")
-                    + f" (the interval {test} at {passed} of them)")
+                    + f" (the interval {test} at {passed} of them"
+                    + (f"; {edges} of the {len(rs)} at the edge of 1" if edges else "") + ")")
         page.set(f"{tag}.ecnsharp.{name}.summary", text)
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
@@ -649,7 +667,9 @@ def f10_settings(page):
     below = [v for v, r in rs.items() if complete(r) and not math.isnan(r[1]) and r[2] < 1]
     others = [v for v in rs if v not in below]
     page.set("f10.ecnsharp.fig10_queue.below",
-             " and ".join(short_name(v) for v in below) if below else "none of them")
+             " and ".join(short_name(v) + (" (at the edge of 1)" if edge(rs[v]) else "")
+                          for v in below)
+             if below else "none of them")
     page.set("f10.ecnsharp.fig10_queue.others",
              "; ".join(f"{short_name(v)} {fmt_ci(rs[v])}" for v in others) or "none")
 
@@ -728,7 +748,7 @@ def f11_section(page, runs):
         page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
     # Query flows with a timeout, ECN# / RED-Tail at each N, with intervals (bootstrap over
     # seeds and query flows), and which scheme has the most at each N.
-    rows, fewer, below, shares, no_ci = [], 0, 0, [], []
+    rows, fewer, below, shares, no_ci, at_edge = [], 0, 0, [], [], 0
     for n in ns:
         a, b = g.get((str(n), "ecnsharp")), g.get((str(n), "red_tail"))
         for r in (a or []) + (b or []):
@@ -750,6 +770,7 @@ def f11_section(page, runs):
         elif complete(rr):
             fewer += rr[0] < 1
             below += rr[2] < 1
+            at_edge += edge(rr)
             shares.append((n, 1 - rr[0], sum(stats.need(r, "query_timeouts") for r in a)))
     if rows:
         md += ["Query flows with a timeout, ECN# / DCTCP-RED-Tail (95% intervals over seeds and "
@@ -766,6 +787,7 @@ def f11_section(page, runs):
                  f"timeouts, {SEEDS_WANTED} seeds and an interval"
                  + (f" ({'; '.join(notes)})" if notes else "")
                  + f", the interval wholly below 1 at {below} of them"
+                 + (f" ({at_edge} of the {len(shares)} at the edge of 1)" if at_edge else "")
                  + (f"; at N = {', '.join(no_ci)} the ratio has no interval (over 1% of the "
                     f"replicates undefined: too few RED-Tail timeouts) and is not counted"
                     if no_ci else ""))
@@ -1036,10 +1058,11 @@ def main():
     page.set("runs_other_models", str(other))
     page.set("runs_by_part", ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) or "none")
     page.set("wall_hours", f"{wall / 3600:.1f}")
+    page.set("edge_note", EDGE_NOTE)
     page.md += ["# ns-3 results: every point (generated by ns3/plot.py from runs.txt)", "",
                 f"Model {model}: {len(runs)} runs ({page.values['runs_by_part']}), "
                 f"{wall / 3600:.1f} hours of wall time; {other} runs of other models in runs.txt "
-                "are not used (rule.md, section 6).", ""]
+                "are not used (rule.md, section 6).", "", EDGE_NOTE + ".", ""]
     for workload in ("web-search", "data-mining"):
         f9_section(page, runs, "rule", workload, planned=F9_LOADS)
     f9_section(page, runs, "rule", "web-search", hosts="16", tag="q", verdicts=False)

@@ -172,16 +172,33 @@ def _ratio(a, b):
 def _interval(replicate):
     """The 95% percentile interval of BOOTSTRAP replicates (`replicate()` gives one ratio, or
     None when undefined); NaN if more than 1% were undefined (a ratio with 0 below it, or an
-    empty resample), which the caller prints as no interval."""
+    empty resample), which the caller prints as no interval. Third, each end's Monte Carlo
+    band: the replicates one standard deviation of its rank either side of it (the count of
+    replicates below a quantile is binomial), what another generator seed could have given."""
     reps = [r for r in (replicate() for _ in range(BOOTSTRAP)) if r is not None]
     if BOOTSTRAP - len(reps) > BOOTSTRAP // 100:
-        return math.nan, math.nan
+        return math.nan, math.nan, ((math.nan, math.nan), (math.nan, math.nan))
     reps.sort()
-    return reps[int(0.025 * (len(reps) - 1))], reps[int(0.975 * (len(reps) - 1))]
+    n = len(reps)
+    ends, bands = [], []
+    for q in (0.025, 0.975):
+        k = int(q * (n - 1))
+        sd = math.ceil(math.sqrt(n * q * (1 - q)))
+        ends.append(reps[k])
+        bands.append((reps[max(k - sd, 0)], reps[min(k + sd, n - 1)]))
+    return ends[0], ends[1], tuple(bands)
 
 
-def ratio_ci(stat, num, den, rng):
-    """stat over num's seeds / stat over den's seeds, and its bootstrap 95% interval.
+def at_edge(lo, hi, bands):
+    """Whether 1 lies outside [lo, hi] but within the Monte Carlo band of the end nearer it:
+    the interval's side of 1 is then not settled by 2,000 replicates."""
+    (lo_a, lo_b), (hi_a, hi_b) = bands
+    return (hi < 1 <= hi_b) or (lo_a <= 1 < lo)
+
+
+def ratio_ci(stat, num, den, rng, bands=False):
+    """stat over num's seeds / stat over den's seeds, and its bootstrap 95% interval (and,
+    with `bands`, its ends' Monte Carlo bands, `_interval`).
     num and den: lists (one entry per seed, same seed order) of lists of units. A point that is
     not a number (no units, or 0 below the ratio) is an error."""
     if len(num) != len(den) or not num:
@@ -198,11 +215,11 @@ def ratio_ci(stat, num, den, rng):
         b = [rng.choices(den[i], k=len(den[i])) for i in draw]
         return _ratio(pooled(stat, a), pooled(stat, b))
 
-    lo, hi = _interval(replicate)
-    return point, lo, hi
+    lo, hi, mc = _interval(replicate)
+    return (point, lo, hi, mc) if bands else (point, lo, hi)
 
 
-def paired_ratio_ci(stat, num, den, rng):
+def paired_ratio_ci(stat, num, den, rng, bands=False):
     """As ratio_ci, but num and den are per seed {flow id: value} over the same flows (the same
     workload): each replicate draws the seeds, then within a seed the flows, once for both
     schemes. A seed whose two schemes do not hold the same flows is an error."""
@@ -230,8 +247,8 @@ def paired_ratio_ci(stat, num, den, rng):
             ys.append([vb[j] for j in idx])
         return _ratio(pooled(stat, xs), pooled(stat, ys))
 
-    lo, hi = _interval(replicate)
-    return point, lo, hi
+    lo, hi, mc = _interval(replicate)
+    return (point, lo, hi, mc) if bands else (point, lo, hi)
 
 
 def fmt(point, lo, hi):
@@ -370,6 +387,15 @@ def selftest():
     noisy_b = [[rng.expovariate(1.0) for _ in range(300)] for _ in range(3)]
     point, lo, hi = ratio_ci(mean, noisy_a, noisy_b, rng)
     check(f"same distribution, independent draws: [{lo:.3f},{hi:.3f}] contains 1", lo <= 1 <= hi)
+    point, lo, hi, ((la, lb), (ha, hb)) = ratio_ci(mean, noisy_a, noisy_b, random.Random(3),
+                                                   bands=True)
+    check(f"each end lies inside its Monte Carlo band: [{la:.3f},{lb:.3f}] and "
+          f"[{ha:.3f},{hb:.3f}]", la <= lo <= lb and ha <= hi <= hb and la < lb and ha < hb)
+    check("an end whose band reaches 1 is at the edge; one whose band stops short is not",
+          at_edge(0.9, 0.999, ((0.89, 0.91), (0.995, 1.002)))
+          and at_edge(1.001, 1.2, ((0.999, 1.003), (1.1, 1.3)))
+          and not at_edge(0.9, 0.97, ((0.89, 0.91), (0.96, 0.98)))
+          and not at_edge(0.9, 1.1, ((0.89, 0.91), (1.05, 1.15))))
     pa = [{i: float(i % 50) for i in range(300)} for _ in range(3)]
     pb = [{i: v * 1.02 + (i % 7) for i, v in s.items()} for s in pa]
     point, lo, hi = paired_ratio_ci(mean, pa, pb, random.Random(2))
