@@ -1048,6 +1048,18 @@ def main():
     page.set("model", model)
     # The sender models' agreement with the Linux testbed (validation round 7), for the prose.
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # The small scenario's counts (ns3/validation.py writes them): validation.MODEL.within.
+    agreement = os.path.join(results, "validation", "agreement.txt")
+    if os.path.exists(agreement):
+        counts = collections.Counter()
+        for i, line in enumerate(open(agreement)):
+            w = stats.parse_line(line, f"{agreement}:{i + 1}")
+            if w["against"] == "linux":
+                counts[w["model"], "ok"] += int(stats.need(w, "within"))
+                counts[w["model"], "n"] += int(stats.need(w, "compared"))
+        for (m, what), _ in list(counts.items()):
+            if what == "n":
+                page.set(f"validation.{m}.within", f"{counts[m, 'ok']} of {counts[m, 'n']}")
     for m, (ok, n) in testbed_compare.within_counts(results, repo).items():
         page.set(f"testbed.{m}.within", f"{ok} of {n}")
     for scen in ("leafspine", "incast"):

@@ -500,6 +500,10 @@ def main():
     # ...and what lies outside it: outside.TAG.COLUMN, every comparison, "; "-separated.
     for tag, col, _ in COUNTS:
         fields[f"outside.{tag}.{col}"] = "; ".join(OUTSIDE[tag, col]) or "none"
+    # The same counts for ns3/plot.py's page, one line per model compared with Linux.
+    with open(os.path.join(results, "validation", "agreement.txt"), "w") as f:
+        for (tag, col, kind), (ok, n) in sorted(COUNTS.items()):
+            f.write(f"against={tag} model={col} runs={kind} within={ok} compared={n}\n")
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
     text = open(template).read()
     for k, v in fields.items():
