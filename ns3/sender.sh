@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Sourced by ns3/run.sh and ns3/full.sh: the sender and host model of the rule's runs
 # (docs/results/ns3/rule.md, addendum of 2026-11-29; validation.md, round 7).
 # The headline: senders that defer, reduce and grow their window as Linux 6.12 does, with TCP

@@ -94,7 +94,7 @@ install_hint() {
 }
 who=$( [ "$(id -u)" -eq 0 ] && echo "as root (DKMS builds as root)" || echo "as the user who builds")
 
-rustc= toolchain= how=
+rustc='' toolchain='' how=''
 if [ -n "$given_rustc" ]; then
 	rustc=$(command -v "$given_rustc" 2>/dev/null) || die "RUSTC=$given_rustc: no such program"
 	have=$(version_of "$rustc")
@@ -192,6 +192,9 @@ if [ -z "$toolchain" ]; then
 	*/toolchains/*/bin/rustc) toolchain=$(basename "$(dirname "$(dirname "$rustc")")") ;;
 	esac
 fi
-note "building for $kdir with $(version_of "$rustc") ($how), bindgen $bv, ${cc_have:-the kernel's C compiler}"
+# The default sits in double quotes of its own: an apostrophe inside "${x:-...}" is literal in
+# POSIX shells but starts a quoted string for bash outside POSIX mode (and for shellcheck).
+cc_shown=${cc_have:-"the kernel's C compiler"}
+note "building for $kdir with $(version_of "$rustc") ($how), bindgen $bv, $cc_shown"
 printf "ECNSHARP_RUSTC='%s' ECNSHARP_RUSTUP_TOOLCHAIN='%s' ECNSHARP_BINDGEN='%s' ECNSHARP_LLVM='%s'\n" \
 	"$rustc" "$toolchain" "$bindgen_path" "$llvm"

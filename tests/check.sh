@@ -12,7 +12,7 @@
 # and qdisc-sched would fail there for want of speed, not correctness; their code paths run on
 # the debug kernel through qdisc-stress, which asserts only invariants.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . tests/vm/lib.sh
 . tests/tap.sh
 

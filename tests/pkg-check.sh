@@ -5,7 +5,7 @@
 # staging root with stand-in artifacts (only copies, exactly the manifest, nothing left), and
 # how tc's plugin directory is found. Needs no kernel, no root and no build; about 2 s.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 . tests/tap-cases.sh
 tmp=$(mktemp -d)
@@ -39,7 +39,8 @@ dkms_version() {
 dkms_sources_complete() {
 	# make dkms-add copies what `make module` needs and nothing of the build.
 	make -s dkms-add DESTDIR="$tmp/dkms" >/dev/null || return 1
-	local src=$tmp/dkms/usr/src/ecnsharp-$(conf PACKAGE_VERSION)
+	local src
+	src=$tmp/dkms/usr/src/ecnsharp-$(conf PACKAGE_VERSION)
 	for f in dkms.conf Makefile Kbuild pkg/module-toolchain.sh kmod/module/shim.c kmod/src/lib.rs LICENSE COPYING; do
 		[ -f "$src/$f" ] || { echo "missing $f"; return 1; }
 	done
@@ -292,6 +293,7 @@ debian_install_lists() {
 			if [ -d "$f" ]; then find "$f" -type f; else echo "$f"; fi
 		done >>"$claimed"
 	done
+	# shellcheck disable=SC2044 # the staged paths are the package's own, without spaces
 	for f in $(find "$d" -type f); do
 		grep -qx "$f" "$claimed" || { echo "staged but in no package: ${f#"$d"}"; return 1; }
 	done

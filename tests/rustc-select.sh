@@ -10,7 +10,7 @@
 # tests/pkg-check.sh checks the same logic with a stand-in rustup in make check; this is the real
 # thing, not in make check for the second kernel build.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 toolchain=${1:-1.85.0}
 . tests/vm/lib.sh
 unset RUSTUP_TOOLCHAIN RUSTC

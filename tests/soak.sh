@@ -8,7 +8,7 @@
 # frames of each kind, qdisc-faults. Exit 0 only if every case of every round passed and the
 # figures are clean.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 minutes=${1:-${SOAK_MINUTES:-60}}
 fuzz=${FUZZ_REQUESTS:-5000}
 secs=${STRESS_SECONDS:-10}

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # tap-cases.sh: the case helpers of the host's TAP producers (sourced by tests/pkg-check.sh,
 # tests/deb/check.sh, tests/tc-versions/check.sh, tests/rustc-select.sh, tests/uml/check.sh).
 # tests/tap.sh is the other side: it reads what they print. tap_finish prints the plan last, as

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # tap.sh: run a TAP producer on the host and count what it says, for tests/check.sh (sourced).
 # A producer's "ok" lines alone prove nothing: one that crashes half way prints only oks. So a
 # run counts as failed too when the producer exits non-zero, prints no plan, prints 1..0, or

@@ -8,7 +8,7 @@
 # plugin and ecnsharp-tc, and removing them (tests/deb/guest.sh). About 2 minutes once cargo's
 # and the kernel's caches are warm.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 . tests/tap-cases.sh

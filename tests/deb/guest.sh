@@ -54,6 +54,7 @@ installed() {
 check "dpkg -i ecnsharp-tools ecnsharp-dev ecnsharp-dkms: installed, maintainer scripts run" installed
 sed 's/^/# /' /tmp/out
 dkms_added() {
+	# shellcheck disable=SC2144 # one version is added here: the glob names at most one path
 	dkms status -m ecnsharp | tee /tmp/status | grep -q '^ecnsharp/[0-9.]*: added' && [ -L /var/lib/dkms/ecnsharp/*/source ] || {
 		echo "dkms status: $(cat /tmp/status)"
 		ls -la /var/lib/dkms /usr/src

@@ -10,7 +10,7 @@
 # testbed scenario's RTT classes are simulated. Prints TAP
 # lines and "ns3-checks: N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 DC=target/ns3/ecnsharp-dc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -32,6 +32,7 @@
 # $ECNSHARP_OUT the raw measurements ns3/linux_summary.py reduces: queue.txt (the bottleneck's
 # backlog at Poisson times, mean 1 us), cwnd.txt (each sender's cwnd every 1 ms), bulkI.jsonl,
 # probes.jsonl, qdisc0.json and qdisc1.json (the qdisc at WARMUP and at the end), times.txt.
+# shellcheck disable=SC2163 # each argument is NAME=VALUE: export that assignment
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;

@@ -9,7 +9,7 @@
 set -uo pipefail
 src=${1:?usage: tests/tc-versions/check.sh IPROUTE2_SRC}
 src=$(cd "$src" && pwd) || exit 1
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 . tests/tap-cases.sh

@@ -12,10 +12,11 @@
 # bench's UML part) runs one short round of every case.
 # Usage: tests/uml/check.sh   (prints "ok"/"not ok" lines and "# ..." diagnostics)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 . tests/tap-cases.sh
 echo "1..10"
+# shellcheck disable=SC2034 # the path is unused: run-in-uml finds the built kernel itself
 if ! kdir=$(tests/vm/build-kernel.sh uml 2>/tmp/uml-check-build.$$); then
 	sed 's/^/# /' /tmp/uml-check-build.$$ | tail -n 20
 	not_ok "UML kernel builds or is cached"

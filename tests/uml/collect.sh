@@ -31,7 +31,7 @@ arg() {
 	done_points | while IFS=$'\t' read -r seed dir args; do
 		# shellcheck disable=SC2086
 		set -- $args
-		sc= sch= var=
+		sc='' sch='' var=''
 		for a in "$@"; do
 			case $a in
 			SCENARIO=*) sc=${a#*=} ;;
@@ -46,7 +46,7 @@ arg() {
 {
 	printf 'seed\tworkload\tload\tvariant\tscheme\tsize\tto\tstart_us\tfct_us\n'
 	done_points flows | while IFS=$'\t' read -r seed dir args; do
-		w= l= s= v=
+		w='' l='' s='' v=''
 		for a in $args; do
 			case $a in
 			WORKLOAD=*) w=${a#*=} ;;

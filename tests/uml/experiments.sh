@@ -125,6 +125,7 @@ run_point() {
 	fi
 	rm -rf "$dir" && mkdir -p "$dir"
 	printf '%s\n' "$seed $*" >"$dir/point"
+	# shellcheck disable=SC2155 # date +%s does not fail
 	local t0=$(date +%s)
 	if tests/uml/run-in-uml --no-build --seed "$seed" --out "$dir" --timeout "${POINT_TIMEOUT:-7200}" \
 		tests/uml/testbed/job.sh "$@" >"$dir/run.log" 2>&1; then

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # store.sh (sourced): where a testbed point's outputs are kept in the point store
 # ($ECNSHARP_CACHE/uml-jobs), for tests/uml/experiments.sh, which fills it, and
 # tests/uml/collect.sh, which reads it.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Shared helpers for the VM bench scripts (sourced, not run).
 # Everything heavy is cached outside the clone, under $ECNSHARP_CACHE.
 
@@ -11,6 +12,7 @@ RUST_TOOLCHAIN=${ECNSHARP_KERNEL_TOOLCHAIN:-$(sed -n 's/^channel *= *"\(.*\)"/\1
 export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
 export PATH="$HOME/.cargo/bin:$PATH"
 KERNEL_SOURCE_PKG=linux-source-6.12
+# shellcheck disable=SC2034 # read by build-kernel.sh and deps.sh, which source this
 KERNEL_SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 # suite_path DIR SUITE: SUITE as given if it is a file, else DIR/SUITE.sh (a bare suite name,
@@ -91,7 +93,7 @@ kernel_key() {
 	frags=$(flavour_fragments "$1")
 	{
 		dpkg-query -W -f='${Version}\n' "$KERNEL_SOURCE_PKG" 2>/dev/null || echo no-source
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2046 # split intended: lists of file paths
 		cat $frags $(flavour_patches "$1")
 		rustc --version 2>/dev/null
 		bindgen --version 2>/dev/null

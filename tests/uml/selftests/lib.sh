@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # Guest-side library of the virtual-time selftests (tests/uml/selftests/*.sh, each booted in
 # User-Mode Linux by tests/uml/selftests.sh): the qemu guest's library (KTAP lines, pktgen, tc
 # readers) and schedules predicted to the nanosecond. In virtual time the shaper's watchdog

@@ -11,6 +11,7 @@
 # SPREAD (default 3) is the RTT spread; the seed is the boot's (--seed). Writes into
 # $ECNSHARP_OUT: result.tsv ("metric value" lines), flows.jsonl, bulk.jsonl or queries.jsonl,
 # queue.txt (samples), bands.txt (sched), qdisc.txt/qdisc.json, tcp.txt (TcpExt counters).
+# shellcheck disable=SC2163 # each argument is NAME=VALUE: export that assignment
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;
@@ -19,6 +20,7 @@ for a in "$@"; do
 done
 . "$ECNSHARP_REPO/tests/uml/testbed/lib.sh"
 # Arguments win over params.sh (make check's short points shorten the runs).
+# shellcheck disable=SC2163 # each argument is NAME=VALUE: export that assignment
 for a in "$@"; do export "$a"; done
 SPREAD=${SPREAD:-3}
 : "${SCENARIO:?}" "${SCHEME:?}"
@@ -33,6 +35,7 @@ result rtt_classes "$(echo $CLASSES)"
 if [ "$SPREAD" = 3 ]; then
 	install "$SCHEME" || fail "install $SCHEME"
 else
+	# shellcheck disable=SC2046 # split intended: the two numbers become $1 $2
 	set -- $(echo $CLASSES | tr ' ' '\n' | awk -F: '{ r[NR] = $1; w[NR] = $2; s += $1 * $2; t += $2 }
 		END { c = 0; for (i = 1; i <= NR; i++) { c += w[i]; if (c / t >= 0.9) { p = r[i]; break } }
 		printf "%d %d\n", p + 0.5, s / t + 0.5 }')
@@ -92,6 +95,7 @@ flows)
 	result flows_virtual_s "$(awk -v t="$t0" '{ print $1 - t }' /proc/uptime)"
 	grep '"summary"' "$ECNSHARP_OUT/flows.jsonl" | jq -r 'to_entries[] | select(.key != "summary") |
 		"\(.key) \(.value)"' | while read -r k v; do result "flows_$k" "$v"; done
+	# shellcheck disable=SC2046 # split intended: the summary's fields become $1, $2, ...
 	set -- $(queue_summary /tmp/queue 0)
 	result qdelay_mean_us "$1"
 	result qdelay_p50_us "$2"
@@ -118,6 +122,7 @@ long)
 	done
 	result goodput_mbps "$(jq -r 'select(.summary) | .goodput_mbps' /tmp/bulk.out)"
 	# The queue over the measured window only (the flows' slow start is omitted).
+	# shellcheck disable=SC2046 # split intended: the summary's fields become $1, $2, ...
 	set -- $(queue_summary /tmp/queue "$LONG_OMIT")
 	result qdelay_mean_us "$1"
 	result qdelay_p50_us "$2"
@@ -230,6 +235,7 @@ sched | sched_probe)
 	# From the third flow's start: every 10 ms the bands' bytes, until the flows end.
 	: >"$ECNSHARP_OUT/bands.txt"
 	n=0
+	# shellcheck disable=SC2046 # awk prints one integer
 	while [ $n -lt $(awk -v t="$SCHED_SECS" -v s="$SCHED_STAGGER_S" 'BEGIN { print int((t - 2 * s) * 100) - 2 }') ]; do
 		echo "$(date +%s%N) $(leaf | jq -r '[.bands[].bytes] | map(tostring) | join(" ")')" >>"$ECNSHARP_OUT/bands.txt"
 		sleep 0.01

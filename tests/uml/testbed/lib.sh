@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # The virtual-time testbed inside User-Mode Linux (sourced by job.sh): the ECN# paper's
 # 7-to-1 topology at 10 Gbit/s, RTT classes, the schemes under test, and the measurements.
 # docs/results/uml/README.md describes the method; params.sh holds every number.

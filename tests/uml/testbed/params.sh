@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # plain assignments, read by the scripts that source this file
 # The virtual-time testbed's parameters (tests/uml/testbed/, docs/results/uml/README.md), fixed
 # before any result: written and committed before the first run, never re-tuned after one. A
 # setting chosen after seeing results is a sensitivity sweep with its own label, never the

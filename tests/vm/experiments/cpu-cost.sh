@@ -180,7 +180,9 @@ ratio() {
 }
 echo "cpu-cost: per case, kpps median [p25-p75] (min-max) over $ROUNDS rounds; ratio to prio, median of per-round ratios [p25-p75]"
 for c in $CASES; do
+	# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 	set -- $(stats "$c")
+	# shellcheck disable=SC2046 # split intended: the ratio's fields follow as $6, $7, $8
 	set -- "$@" $(ratio "$c" prio)
 	awk -v c="$c" -v m="$1" -v q1="$2" -v q3="$3" -v lo="$4" -v hi="$5" -v r="$6" -v r1="$7" -v r3="$8" 'BEGIN {
 		printf "cpu-cost:   %-26s %6.1f kpps [%.1f-%.1f] (%.1f-%.1f)  x prio %.3f [%.3f-%.3f]\n",

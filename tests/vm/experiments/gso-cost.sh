@@ -34,9 +34,11 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 med() { awk -v k="$1" -v c="$2" '$1 == k { print $c }' /tmp/gso-cost | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 set -- $(med on 2)
 on=$1
 echo "gso-cost: split_gso on: CPU ms per GB median $1 (range $2-$3); goodput median $(med on 3 | cut -d' ' -f1) Mbit/s"
+# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 set -- $(med off 2)
 off=$1
 echo "gso-cost: split_gso off: CPU ms per GB median $1 (range $2-$3); goodput median $(med off 3 | cut -d' ' -f1) Mbit/s"

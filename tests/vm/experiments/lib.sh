@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # Guest-side library of `make experiments` (sourced by tests/vm/experiments/run.sh inside the
 # bench VM): the routed topology, the schemes under one shaper, RTT scaling and tuning, and the
 # result lines the host collects. See docs/results/README.md for the method.
@@ -114,6 +115,7 @@ measure_rtts() {
 		ip netns exec rcv ping -c 12 -i 0.05 10.0.$i.1 | awk -F'time=' '/time=/ { print $2 * 1000 }' |
 			tail -n 10 >>/tmp/rtts
 	done
+	# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 	set -- $(sort -n /tmp/rtts | awk '{ v[NR] = $1; s += $1 }
 		END { printf "%d %d\n", s / NR, v[int(NR * 0.9 + 0.5)] }')
 	RTT_AVG_US=$1

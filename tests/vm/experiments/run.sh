@@ -12,6 +12,7 @@
 # codel_like tcn_tail fq_codel), INCAST_FANOUTS ("8 16 24 32 48 64 96"), INCAST_QUERIES (2),
 # FLOW_LOADS ("0.5 0.8"), FLOW_SECS (25), FLOW_LARGE_BYTES (1000000), FLOW_SCHEMES (ecnsharp
 # tcn_tail), SCHED_SECS (15), SCHEMES (all six), RATE_MBIT (20), LIMIT (400), BASE_RTT_US (35000).
+# shellcheck disable=SC2163 # each argument is NAME=VALUE: export that assignment
 for a in "$@"; do
 	case $a in
 	*=*) export "$a" ;;
@@ -91,6 +92,7 @@ long_flows() {
 		result "$sc" "$var" "$scheme" "$round" "goodput_flow${i}_mbps" "$(awk "BEGIN { printf \"%.2f\", $b / 1e6 }")"
 	done
 	result "$sc" "$var" "$scheme" "$round" goodput_mbps "$(awk "BEGIN { printf \"%.2f\", $total / 1e6 }")"
+	# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 	set -- $(queue_stats /tmp/queue "$OMIT.5")
 	result "$sc" "$var" "$scheme" "$round" qdelay_mean_us "$1"
 	result "$sc" "$var" "$scheme" "$round" qdelay_p99_us "$2"
@@ -103,6 +105,7 @@ long_flows() {
 	fi
 	# One tc and one jq for the three counters: each process costs a good part of a second under
 	# TCG, and there are about 50 runs.
+	# shellcheck disable=SC2046 # split intended: the fields become $1, $2, ...
 	set -- $(leaf "$qns" "$qdev" | jq -r '"\(.drops) \(.late_max // "-") \(.late_wakeups // "-")"')
 	result "$sc" "$var" "$scheme" "$round" drops "$1"
 	late_max=${2#-} late_wakeups=${3#-}

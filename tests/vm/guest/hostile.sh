@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # Guest helpers for the hostile-input suites (qdisc-fuzz, qdisc-stress, qdisc-oddpkts), sourced
 # after lib.sh: background pktgen traffic that starts and stops on demand, balance checks over
 # every ecnsharp qdisc of a device, and the reliability figures the suites print for
@@ -45,6 +46,7 @@ bg_offered() {
 # bg_stop: stop the streams; BG_OFFERED is what they offered the qdisc (sent + refused).
 bg_stop() {
 	pg_stop_all "$BG_PID"
+	# shellcheck disable=SC2034 # read by the suites that source this
 	BG_OFFERED=$(bg_offered)
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # Guest-side library for selftests: KTAP output and the test network. Sourced by suites that run
 # inside the bench VM (tests/vm/run-in-vm), where the repository's tests/ tree is at /test.
 
@@ -240,6 +241,7 @@ pg_clear() {
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_1 2>/dev/null
 	_n=0
+	# shellcheck disable=SC2010 # /proc/net/pktgen holds plain device names
 	while ls /proc/net/pktgen | grep -q '^vq'; do
 		_n=$((_n + 1))
 		[ $_n -gt 100 ] && { echo "pktgen: old streams not removed"; return 1; }
@@ -269,6 +271,7 @@ pg_streams() {
 pg_counted() {
 	pg_setup_streams "$@" || return 1
 	echo start >/proc/net/pktgen/pgctrl &
+	# shellcheck disable=SC2034 # read by the suites that source this
 	PG_PID=$!
 }
 

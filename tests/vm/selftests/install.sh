@@ -48,7 +48,7 @@ check "the staged module is for this kernel ($kver), in updates/" staged_module_
 install_tree() {
 	specs=$(awk -v s="$stage" '$1 == "file" { print $2 ":" s $3 ":" $3 }' "$stage$manifest")
 	# shellcheck disable=SC2086
-	DESTDIR= KVER="$kver" sh "$stage/usr/local/share/ecnsharp/install.sh" install "$manifest" $specs
+	DESTDIR='' KVER="$kver" sh "$stage/usr/local/share/ecnsharp/install.sh" install "$manifest" $specs
 }
 installed() {
 	while read -r f; do cmp -s "$stage$f" "$f" || { echo "$f differs or is missing"; return 1; }; done </tmp/files
@@ -150,7 +150,7 @@ check "man pages tc-ecnsharp(8) and ecnsharp-tc(8) installed" man_pages
 check "completions installed (bash, tc's bash, zsh, fish)" completions
 
 # --- uninstall ------------------------------------------------------------------------------
-uninstall() { rmmod sch_ecnsharp && DESTDIR= sh /usr/local/share/ecnsharp/install.sh uninstall "$manifest"; }
+uninstall() { rmmod sch_ecnsharp && DESTDIR='' sh /usr/local/share/ecnsharp/install.sh uninstall "$manifest"; }
 nothing_left() {
 	snapshot >/tmp/after
 	diff /tmp/before /tmp/after

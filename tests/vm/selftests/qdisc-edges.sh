@@ -209,6 +209,7 @@ wait $pg
 # of 53 ms while ns-3 ran on the other core) had pulled the median of three default runs to 0.86
 # of the rate although the ratio was 0.95 in the other two rounds.
 # shaped_mbit OPTIONS...: Mbit/s the root ecnsharp on $Q sent during the middle 2 s of a 4 s run.
+# shellcheck disable=SC2120 # the calls with options are inside eval strings below
 shaped_mbit() {
 	# A fresh qdisc each time: `replace` of an ecnsharp is a change, which keeps the options not
 	# given, so the "unshaped" run would keep the last rate.
@@ -247,13 +248,18 @@ for r in 1 2 3 4 5; do
 done
 ethtool -K $Q tso off gso off >/dev/null 2>&1
 tc qdisc del dev $Q root
+# shellcheck disable=SC2154 # assigned by eval in the loop above
 def=$(median "$def_1" "$def_2" "$def_3" "$def_4" "$def_5")
+# shellcheck disable=SC2154 # assigned by eval in the loop above
 big=$(median "$big_1" "$big_2" "$big_3" "$big_4" "$big_5")
+# shellcheck disable=SC2154 # assigned by eval in the loop above
 free=$(median "$free_1" "$free_2" "$free_3" "$free_4" "$free_5")
+# shellcheck disable=SC2154 # assigned by eval in the loop above
 ratio=$(median "$ratio_1" "$ratio_2" "$ratio_3" "$ratio_4" "$ratio_5")
 diag "rate ${R}mbit medians: default bucket $def, burst 1mb $big, unshaped $free Mbit/s; default / burst 1mb by round: $ratio_1 $ratio_2 $ratio_3 $ratio_4 $ratio_5 per mille, median $ratio"
 _every=0
 for r in 1 2 3 4 5; do
+	# shellcheck disable=SC1083 # the escaped braces are for eval
 	[ "$(eval echo \${def_$r:-0})" -gt 0 ] && [ "$(eval echo \${big_$r:-0})" -gt 0 ] || _every=1
 done
 check "shaper rate: traffic went through the shaper in every round" test $_every -eq 0
@@ -349,6 +355,7 @@ tc monitor >/tmp/monitor2.out 2>&1 &
 mon=$!
 # tc monitor subscribes on its own time: replace back and forth until it shows one (10 s).
 h=2
+# shellcheck disable=SC2034 # i only counts the tries
 for i in $(seq 1 50); do
 	grep -q "^qdisc ecnsharp 2: dev d9 root" /tmp/monitor2.out && break
 	tc qdisc replace dev d9 root handle $h: ecnsharp bands 16

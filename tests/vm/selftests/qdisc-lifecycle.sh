@@ -32,6 +32,7 @@ check "unload refused while a qdisc exists" busy_unload
 
 # A starved shaper keeps packets queued: the lowest rate (8 kbit/s: one 1014-byte packet a
 # second) and a bucket of one packet.
+# shellcheck disable=SC2120 # OPTIONS... is optional; today every call passes none
 starve() { tc qdisc replace dev $Q root handle 1: ecnsharp rate 8kbit burst 1514 limit 1000 "$@"; }
 # arrived: the packets every ecnsharp qdisc on the device has seen arrive (its own counter).
 arrived() { tc -s -j qdisc show dev $Q | jq '[.[] | select(.kind == "ecnsharp") | .bands[].enqueued] | add // 0'; }

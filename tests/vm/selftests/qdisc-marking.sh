@@ -213,6 +213,7 @@ check "persistent: none within a drain shorter than pst_interval" near "$(bstat 
 setup mode ecnsharp ins_target 200ms pst_target 10ms pst_interval 40ms
 rebase
 check "ecnsharp: 100-packet burst" burst 100 "tos 02"
+# shellcheck disable=SC2034 # unused: ins_near makes its own prediction
 ins=$(above 200000 100)
 await_count $((np0 + 100)) udp_noports
 check "ecnsharp: all 100 delivered" near $(($(udp_noports) - np0)) 100 0

@@ -29,6 +29,7 @@ MAP="priomap 0 1 2 2 2 2 2 2 2 2 2 2 2 2 2 2"
 # Three bands (priorities 0, 1, 2), IPv4 and IPv6, every ECN codepoint, paced.
 # About 3,400 packets of 1000 bytes a second in all (27 Mbit/s): more than the shaped runs'
 # 10 Mbit/s, and light enough that tc gets the CPU to change the options many times a second.
+# shellcheck disable=SC2034 # read by bg_start (tests/vm/guest/hostile.sh)
 BG_SIZE=1000
 traffic_start() {
 	bg_start "skb_priority 0;tos 02;delay 1000000" "skb_priority 1;tos 01;delay 1000000" \

@@ -4,8 +4,10 @@
 # through the testbed (tests/uml/testbed/lib.sh, ECN# at the switch); every 10 ms of virtual time
 # the host NIC's tbf and the switch port's qdisc ([bytes, packets, drops, backlog bytes, qlen,
 # overlimits or marks]) and the flow's cwnd. Run: tests/uml/run-in-uml --out DIR lone.sh
+# shellcheck disable=SC2163 # each argument is NAME=VALUE: export that assignment
 for a in "$@"; do export "$a"; done
 . "$ECNSHARP_REPO/tests/uml/testbed/lib.sh"
+# shellcheck disable=SC2034 # unused (topology is given 3 itself); kept as the experiment ran
 SPREAD=3
 topology 3 || fail topology
 install ${SCHEME:-ecnsharp} || fail install
