@@ -72,6 +72,18 @@ bg_flavours="default debug uml"
 bg_kernels=$!
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --quiet -- -D warnings
+# Every tracked *.sh and the extensionless scripts, at severity warning and above; -x follows
+# what they source. Missing shellcheck fails the step (make deps installs it).
+shellcheck_scripts() {
+	local sh files
+	command -v shellcheck >/dev/null ||
+		{ echo "shellcheck not found: install the Debian package shellcheck (make deps does)"; return 1; }
+	sh=$(git ls-files '*.sh') || { echo "git ls-files failed: the script list needs a git checkout"; return 1; }
+	mapfile -t files <<<"$sh"
+	files+=(.ci/run tests/uml/run-in-uml tests/vm/run-in-vm tests/vm/guest-init)
+	shellcheck -x -S warning "${files[@]}"
+}
+step "shell scripts pass shellcheck -S warning" shellcheck_scripts
 
 # Host tests: count what cargo test counted (its own status is read before anything else runs).
 cargo test --workspace >"$out/cargo-test.log" 2>&1

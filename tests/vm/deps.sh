@@ -14,6 +14,8 @@ APT_PACKAGES=(
 	dpkg-dev debhelper dh-dkms dkms lintian fakeroot
 	# tests/tc-versions/check.sh: a second iproute2's tc built with extack support.
 	libmnl-dev
+	# make check lints every shell script with it (tests/check.sh).
+	shellcheck
 )
 
 missing=()
