@@ -245,6 +245,66 @@ def ordinal(n):
     return f"{n}{suffix}"
 
 
+def arrival_quarters(d):
+    """A run's short-flow FCTs in four lists by when the flow arrived: the quarters of the span
+    from its first arrival to its last (extra, review of 2026-11-29: does the load's ramp in a
+    window with no warm-up change the short flows' FCTs over the window?)."""
+    starts = [float(i[1]) for i in d["flow_ids"]]
+    t0, span = min(starts), (max(starts) - min(starts)) or 1.0
+    out = [[], [], [], []]
+    for (size, fct, query, _), t in zip(d["flows"], starts):
+        if not query and size < stats.SHORT_BYTES:
+            out[min(3, int(4 * (t - t0) / span))].append(fct)
+    return out
+
+
+def f9_quarters(page, runs, workload):
+    """The short flows' mean FCT by arrival quarter, RED-Tail and ECN#, at each load with every
+    seed of both (rule's runs, 128 hosts): a table and the prose's ranges."""
+    sel = [r for r in runs if r["scenario"] == "leafspine" and r["variant"] == "rule"
+           and r["workload"] == workload and r["hosts"] == "128"]
+    g = grouped(sel, ("load", "scheme"))
+    rows, growth, first, last = [], [], [], []
+    for load in sorted({k[0] for k in g}, key=float):
+        q = {}
+        for s in ("red_tail", "ecnsharp"):
+            rs = g.get((load, s), [])
+            if len(rs) < SEEDS_WANTED:
+                break
+            pooled = [[], [], [], []]
+            for r in rs:
+                for i, fcts in enumerate(arrival_quarters(page.detail(r))):
+                    pooled[i] += fcts
+            q[s] = [stats.mean(x) for x in pooled]
+        if len(q) < 2:
+            continue
+        ratio = [a / b for a, b in zip(q["ecnsharp"], q["red_tail"])]
+        growth.append(q["red_tail"][3] / q["red_tail"][0])
+        first.append(ratio[0])
+        last.append(ratio[3])
+        rows.append(f"| {load} | " + " / ".join(f"{v:.0f}" for v in q["red_tail"]) + " | "
+                    + " / ".join(f"{v:.0f}" for v in q["ecnsharp"]) + " | "
+                    + " / ".join(f"{v:.2f}" for v in ratio) + " |")
+    tag = f"f9.rule.{workload}.quarters"
+    if not rows:
+        page.set(tag, "not run")
+        return
+    page.md += [f"### {workload}: short flows by arrival quarter (extra)", "",
+                "Each run's arrivals split into four quarters of its span, seeds pooled; mean "
+                "FCT (us) of the short flows that arrived in each (added after the results were "
+                "seen, review of 2026-11-29).", "",
+                "| load | RED-Tail, quarters 1-4 | ECN#, quarters 1-4 | ECN# / RED-Tail |",
+                "|---|---|---|---|"] + rows + [""]
+
+    def span(v, d=2):
+        return f"{min(v):.{d}f}-{max(v):.{d}f}" if f"{min(v):.{d}f}" != f"{max(v):.{d}f}" \
+            else f"{v[0]:.{d}f}"
+    page.set(tag, f"RED-Tail's short-flow mean in the last quarter of arrivals is {span(growth)} "
+                  f"times its first quarter's over the {len(rows)} loads with every seed, and "
+                  f"ECN# / RED-Tail is {span(first)} in the first quarter and {span(last)} in the "
+                  "last")
+
+
 def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(), verdicts=True):
     """Leaf-spine FCTs normalised to DCTCP-RED-Tail, with intervals (Figure 9). `planned`: the
     loads the rule plans, listed in the headline as not run until they are; `verdicts`: whether
@@ -1077,6 +1137,7 @@ def main():
                 "are not used (rule.md, section 6).", "", EDGE_NOTE + ".", ""]
     for workload in ("web-search", "data-mining"):
         f9_section(page, runs, "rule", workload, planned=F9_LOADS)
+        f9_quarters(page, runs, workload)
     f9_section(page, runs, "rule", "web-search", hosts="16", tag="q", verdicts=False)
     f10_section(page, runs, "rule")
     f11_section(page, runs)
