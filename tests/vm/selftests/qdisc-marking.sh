@@ -344,22 +344,35 @@ check "limit: counters balance" qdisc_balanced $Q
 
 # ---- The shaper holds the configured rate (within 2%) while always backlogged: pktgen paced at
 # 1.5x the rate (flat out, it would starve the guest's CPU and make the clock readings noisy).
-tc qdisc del dev $Q root
-tc qdisc add dev $Q root handle 1: ecnsharp rate 20mbit limit 1000
 # Bytes and time come from the same dumps: "now" is the kernel's clock at the dump.
 bytes_now() { qjson $Q | jq -r '"\(.bytes) \(.now | floor)"'; }
-pg_streams 9 $SIZE "tos 02;delay 266000" &
-sleep 2
-read -r b0 t0 <<EOT
+# shaper_rate: on a fresh qdisc, the bit/s it sent over 5 s of backlog.
+shaper_rate() {
+	tc qdisc del dev $Q root
+	tc qdisc add dev $Q root handle 1: ecnsharp rate 20mbit limit 1000
+	pg_streams 9 $SIZE "tos 02;delay 266000" >&2 &
+	sleep 2
+	read -r b0 t0 <<EOT
 $(bytes_now)
 EOT
-sleep 5
-read -r b1 t1 <<EOT
+	sleep 5
+	read -r b1 t1 <<EOT
 $(bytes_now)
 EOT
-wait
-rate=$(((b1 - b0) * 8 * 1000000 / (t1 - t0)))
-diag "shaper: $rate bit/s for 20000000 configured, $(qstat $Q drops) drops (the queue stayed full)"
+	wait
+	echo $(((b1 - b0) * 8 * 1000000 / (t1 - t0)))
+}
+# The shaper credits a late watchdog back up to 100 ms (as burst() above says); a guest stalled
+# longer loses the rest of the stall's time, which is the host's, not the shaper's: measured
+# again, once, on a fresh qdisc, when the qdisc's own late_max says so (seen in a make check
+# beside ns-3: 19.37 Mbit/s).
+rate=$(shaper_rate)
+_l=$(late_us)
+if [ "${_l:-0}" -gt 100000 ]; then
+	RETRIES="${RETRIES:-}${_l}us(shaper) "
+	rate=$(shaper_rate)
+fi
+diag "shaper: $rate bit/s for 20000000 configured, $(qstat $Q drops) drops (the queue stayed full), late_max $(late_us) us"
 check "shaper: the queue stayed backlogged (limit drops)" sh -c "[ $(qstat $Q drops) -gt 0 ]"
 check "shaper rate within 2% of 20mbit" near "$rate" 20000000 400000
 wait_drained $Q 30
