@@ -104,6 +104,7 @@ check "sp+dwrr: the strict band is served as it arrives (under 10 queued)" stric
 # A strict packet waits at most for the shaper's next wake-up, which a starved guest's timer
 # delays by up to the lateness the qdisc itself measured (late_max): 100x less than the others
 # plus that, and 10x less in any case.
+diag "sp+dwrr: mean sojourn band 0 $(bstat $Q 0 sojourn_mean) us, band 1 $(bstat $Q 1 sojourn_mean) us; late_max $(qstat $Q late_max) us"
 check "sp+dwrr: the strict band waits 100x less than the others (mean sojourn), give or take the timer's measured lateness" \
 	below "$(bstat $Q 0 sojourn_mean)" "$(awk -v m="$(bstat $Q 1 sojourn_mean)" -v l="$(qstat $Q late_max)" 'BEGIN { print m / 100 + l }')"
 check "sp+dwrr: the strict band waits 10x less than the others (mean sojourn)" \
