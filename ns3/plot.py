@@ -399,6 +399,10 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
         mine = [r for r in sel if r["scheme"] == s]
         page.set(f"{tag}.{s}.params", params_all(mine))
         threshold_fields(page, f"{tag}.{s}", mine)
+    # Drops per run (mean of the seeds), the least and most of the schemes at each load.
+    for load in loads:
+        drops = [mean_of(rs, "drops") for (l, _), rs in g.items() if l == load]
+        page.set(f"{tag}.{load}.drops_range", f"{min(drops):,.0f}-{max(drops):,.0f}")
     for s, shares in pst_shares.items():
         page.set(f"{tag}.{s}.pst_share_range",
                  f"{100 * min(shares):.2f}-{100 * max(shares):.2f}%" if len(shares) > 1
@@ -661,6 +665,13 @@ def f10_section(page, runs, variant):
     page.set(f"{tag}.drops_after_runs",
              f"every one of the {len(sel)} runs" if dropped == len(sel) else
              f"{dropped} of the {len(sel)} runs")
+    # Each scheme's background mean against RED-Tail's K, for the prose (point 2 of F10's
+    # reading asks whether the paper's 182 is a queue held at K).
+    k = stats.need(base[0], "k_bytes") / PKT_BYTES if base else 0
+    if k:
+        page.set(f"{tag}.bg_vs_k", "the port's mean over the background is " + " and ".join(
+            f"{mean_of(g[(s,)], 'bg_queue_mean_pkts') / k:.0%} of it for {NAMES[s]}"
+            for s in ("ecnsharp", "red_tail") if (s,) in g))
     # ECN#'s background queue against RED-Tail's, seed by seed (three values: no interval).
     if ("ecnsharp",) in g and base:
         e = {x["seed"]: stats.need(x, "bg_queue_mean_pkts") for x in g[("ecnsharp",)]}
