@@ -331,11 +331,11 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
            "intervals; FCTs pooled over the seeds; queue_mean, drops, marks and the busy ports' "
            "queue are means of the runs (per run).", "",
            "| load | scheme | seeds | flows (unfinished) | short flows | large flows | "
-           "short p99 us | short mean us | large mean us | queue_mean pkts | drops | "
+           "short p99 us | short mean us | large mean us | queue_mean pkts | drops | timeouts | "
            "busy ports' queue pkts | marks (share by the persistent rule alone) | "
            + " | ".join(m[0] + " / RED-Tail" for m in F9_METRICS)
            + " | fct_short_mean / RED-Tail, paired (extra) |",
-           "|" + "---|" * (14 + len(F9_METRICS))]
+           "|" + "---|" * (15 + len(F9_METRICS))]
     series = collections.defaultdict(list)  # metric -> rows (load, scheme, ratio)
     pst_shares = collections.defaultdict(list)  # scheme -> the persistent rule's share per load
     for load in loads:
@@ -391,7 +391,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
                 f"| {load} | {NAMES[s]} | {len(rs)} | {flows} ({unf}) | {len(shorts)} | "
                 f"{len(larges)} | {p99:.0f} | {short_mean:.0f} | "
                 f"{stats.mean(larges):.0f} | {mean_of(rs, 'queue_mean_pkts'):.2f} | "
-                f"{mean_of(rs, 'drops'):.0f} | {busy} | {mean_of(rs, 'marks'):.0f} ({share}) | "
+                f"{mean_of(rs, 'drops'):.0f} | {mean_of(rs, 'timeouts'):.0f} | {busy} | "
+                f"{mean_of(rs, 'marks'):.0f} ({share}) | "
                 + " | ".join("-" if s == "red_tail" else fmt_ci(r) for r in ratios)
                 + f" | {'-' if paired is None else fmt_ci(paired)} |")
     md.append("")
@@ -399,10 +400,52 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
         mine = [r for r in sel if r["scheme"] == s]
         page.set(f"{tag}.{s}.params", params_all(mine))
         threshold_fields(page, f"{tag}.{s}", mine)
-    # Drops per run (mean of the seeds), the least and most of the schemes at each load.
-    for load in loads:
-        drops = [mean_of(rs, "drops") for (l, _), rs in g.items() if l == load]
-        page.set(f"{tag}.{load}.drops_range", f"{min(drops):,.0f}-{max(drops):,.0f}")
+    # Drops and timeouts per run (means of the seeds), the least and most of the schemes at
+    # each load, and whether every scheme had both at every load.
+    least = {}
+    for key in ("drops", "timeouts"):
+        for load in loads:
+            v = [mean_of(rs, key) for (l, _), rs in g.items() if l == load]
+            page.set(f"{tag}.{load}.{key}_range", f"{min(v):,.0f}-{max(v):,.0f}")
+        least[key] = min(mean_of(rs, key) for rs in g.values())
+    page.set(f"{tag}.loss_every",
+             "ends in drops and timeouts for every scheme at every load run"
+             if least["drops"] > 0 and least["timeouts"] > 0 else
+             "does not end in drops and timeouts for every scheme (the least per run: "
+             f"{least['drops']:,.0f} drops, {least['timeouts']:,.0f} timeouts)")
+    # The points with fewer seeds than the rule's (a seed's arrivals stop at its 667th short
+    # flow, so a point has 2,001 short flows per scheme only with every seed).
+    few = [f"{load} {NAMES[s]} ({len(g[load, s])} of {SEEDS_WANTED} seeds)"
+           for load in loads for s in schemes if 0 < len(g.get((load, s), [])) < SEEDS_WANTED]
+    page.set(f"{tag}.partial", "every point run has its " + str(SEEDS_WANTED) + " seeds"
+             if not few else "points with fewer seeds so far: " + ", ".join(few))
+    # Where the flows are when the arrivals stop (RED-Tail, loads 0.4 and 0.8): the flows still
+    # running then, by size class, for the prose's reading of the simulated window.
+    after, classes = [], collections.Counter()
+    for load in ("0.4", "0.8"):
+        for r in g.get((load, "red_tail"), []):
+            d = page.detail(r)
+            starts = [float(i[1]) for i in d["flow_ids"]]
+            last = max(starts)
+            running = [size for (size, fct, _, _), t in zip(d["flows"], starts)
+                       if t + fct > last]
+            after.append(len(running))
+            for size in running:
+                classes["short" if size < stats.SHORT_BYTES else
+                        "large" if size > stats.LARGE_BYTES else "medium"] += 1
+    if after:
+        n = sum(classes.values()) or 1
+        page.set(f"{tag}.after_last",
+                 f"{min(after)}-{max(after)} flows per run (RED-Tail, loads 0.4 and 0.8), of "
+                 f"them {classes['short'] / n:.0%} short, {classes['medium'] / n:.0%} of "
+                 f"100 KB-10 MB and {classes['large'] / n:.0%} over 10 MB")
+    # How the workload's bytes are spread (RED-Tail's runs at 0.8: the seeds' own flows).
+    sizes = [f[0] for r in g.get(("0.8", "red_tail"), []) for f in page.detail(r)["flows"]]
+    if sizes:
+        big = sum(x for x in sizes if x > stats.LARGE_BYTES)
+        page.set(f"{tag}.large_bytes",
+                 f"flows over 10 MB carry {big / sum(sizes):.1%} of the bytes at load 0.8 (the "
+                 f"largest {max(sizes) / 1e6:,.0f} MB)")
     for s, shares in pst_shares.items():
         page.set(f"{tag}.{s}.pst_share_range",
                  f"{100 * min(shares):.2f}-{100 * max(shares):.2f}%" if len(shares) > 1
@@ -410,7 +453,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
     # ECN# against TCN (its instantaneous rule alone) and CoDel (its persistent rule alone),
     # for the prose and in the tables.
     for other in ("tcn", "codel"):
-        ratios = []
+        ratios, at = [], {}
         rows = []
         for load in loads:
             a, b = g.get((load, "ecnsharp")), g.get((load, other))
@@ -420,6 +463,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
                 rows.append(f"| {load} | {fmt_ci(r)} |")
                 if complete(r):
                     ratios.append(r)
+                    at[id(r)] = load
         if rows:
             md += [f"ECN# / {NAMES[other]}, short-flow mean FCT (95% intervals):", "",
                    "| load | ECN# / " + NAMES[other] + " |", "|---|---|"] + rows + [""]
@@ -428,6 +472,12 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
             holding = holds_one(ratios)
             page.set(f"{tag}.ecnsharp_{other}.fct_short_mean.summary",
                      f"{span} over {len(ratios)} loads (the interval holding 1 at {holding})")
+            low = min(ratios, key=lambda r: r[1])
+            page.set(f"{tag}.ecnsharp_{other}.size",
+                     f"the interval lies wholly below 1 at {sum(r[2] < 1 for r in ratios)} of "
+                     f"{len(ratios)} loads; it lies wholly above 0.5 (excluding \"more than "
+                     f"50%\" lower) at {sum(r[1] > 0.5 for r in ratios)} of them, the lowest "
+                     f"lower end {low[1]:.4f} (load {at[id(low)]})")
     # The headline: ECN# / DCTCP-RED-Tail per load, with the rule's verdict where the paper
     # claims "lower" (overall and short-flow FCT, Figure 9a-c).
     head = ["| load | short flows (ECN#, the seeds compared) | overall mean FCT | short mean FCT | "
@@ -483,6 +533,39 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
                     + f" (the interval {test} at {passed} of them"
                     + (f"; {edges} of the {len(rs)} at the edge of 1" if edges else "") + ")")
         page.set(f"{tag}.ecnsharp.{name}.summary", text)
+    for s in schemes:
+        for name in ("fct_short_mean", "fct_large_mean"):
+            rs = [x[2] for x in series[name] if x[1] == s and complete(x[2])]
+            if rs:
+                page.set(f"{tag}.{s}.{name}.sides",
+                         f"{min(r[0] for r in rs):.2f}-{max(r[0] for r in rs):.2f} over "
+                         f"{len(rs)} loads (the interval wholly below 1 at "
+                         f"{sum(r[2] < 1 for r in rs)}, wholly above 1 at "
+                         f"{sum(r[1] > 1 for r in rs)})")
+    apart = [f"{name} at {x[0]} ({fmt_ci(x[2])})" for name in [m[0] for m in F9_METRICS[:4]]
+             for x in series[name] if x[1] == "ecnsharp" and complete(x[2])
+             and not x[2][1] <= 1 <= x[2][2]]
+    done = sum(complete(x[2]) for x in series["fct_mean"] if x[1] == "ecnsharp")
+    page.set(f"{tag}.ecnsharp.differences",
+             f"the rule's intervals hold 1 for every FCT metric at each of the {done} loads "
+             "with every seed (no difference detected)" if not apart else
+             "the rule's intervals exclude 1 for " + "; ".join(apart))
+    below = [x for x in series["fct_short_mean.paired"] if x[1] == "ecnsharp"
+             and complete(x[2]) and x[2][2] < 1]
+    page.set(f"{tag}.ecnsharp.paired_gain",
+             "it lies below 1 at no load" if not below else
+             f"it lies below 1 at {len(below)} load{'s' if len(below) > 1 else ''} "
+             f"({', '.join(x[0] for x in below)}), where ECN#'s short flows are faster by "
+             + "/".join(f"{100 * (1 - x[2][0]):.1f}" for x in below) + "% (the points; the "
+             "intervals' far ends " + "/".join(f"{100 * (1 - x[2][1]):.1f}" for x in below)
+             + "%)")
+    paper_least = 1 - 0.185  # the paper's smallest short-flow gain (Figure 9, §5.3 text)
+    short = [x[2] for x in series["fct_short_mean"] if x[1] == "ecnsharp" and complete(x[2])]
+    if short:
+        page.set(f"{tag}.ecnsharp.fct_short_mean.excludes_paper",
+                 f"the short-flow mean's interval lies wholly above {paper_least:.3f} (the "
+                 f"paper's smallest gain, 18.5%) at {sum(r[1] > paper_least for r in short)} of "
+                 f"{len(short)} loads")
     figdir = os.path.join(page.results, "fig")
     for name, _, _, mtitle in F9_METRICS:
         dat = os.path.join(figdir, f"{tag}.{name}.dat")
@@ -672,6 +755,33 @@ def f10_section(page, runs, variant):
         page.set(f"{tag}.bg_vs_k", "the port's mean over the background is " + " and ".join(
             f"{mean_of(g[(s,)], 'bg_queue_mean_pkts') / k:.0%} of it for {NAMES[s]}"
             for s in ("ecnsharp", "red_tail") if (s,) in g))
+    # The background against ECN#'s pst_target (the threshold its persistent rule acts on),
+    # and how many of ECN#'s marks that rule made alone, per seed.
+    if ("ecnsharp",) in g:
+        es = sorted(g[("ecnsharp",)], key=lambda x: int(x["seed"]))
+        pst = stats.need(es[0], "pst_target_ns") * 1e-9 * LINK_BPS / 8 / PKT_BYTES
+
+        def per_seed(s, key):
+            return "/".join(f"{stats.need(x, key):.1f}"
+                            for x in sorted(g[(s,)], key=lambda x: int(x["seed"])))
+        page.set(f"{tag}.bg_vs_pst", " and ".join(
+            f"{NAMES[s]} {per_seed(s, 'bg_queue_mean_pkts')} over the 4 s, "
+            f"{per_seed(s, 'bg_queue_busy_mean_pkts')} while the port is busy"
+            for s in ("ecnsharp", "red_tail") if (s,) in g) +
+            f" (seeds 1/2/3), against a `pst_target` of {pst:.1f} packets")
+        page.set(f"{tag}.ecnsharp.pst_share_seeds", "/".join(
+            f"{(stats.need(x, 'marks') - stats.need(x, 'marks_ins') - stats.need(x, 'marks_red')) / stats.need(x, 'marks'):.1%}"
+            if stats.need(x, "marks") else "-" for x in es))
+    # Per seed, whether a scheme had the most of a quantity of all the schemes (ties count).
+    seeds = sorted({x["seed"] for x in sel}, key=int)
+    for s in schemes:
+        for key in ("drops", "timeouts", "fig10_queue_pkts"):
+            top = 0
+            for seed in seeds:
+                v = {t: stats.need(x, key) for t in schemes for x in g[(t,)]
+                     if x["seed"] == seed}
+                top += s in v and len(v) == len(schemes) and v[s] >= max(v.values())
+            page.set(f"{tag}.{s}.{key}.most", f"{top} of {len(seeds)}")
     # ECN#'s background queue against RED-Tail's, seed by seed (three values: no interval).
     if ("ecnsharp",) in g and base:
         e = {x["seed"]: stats.need(x, "bg_queue_mean_pkts") for x in g[("ecnsharp",)]}
@@ -1131,6 +1241,21 @@ def main():
         for (m, what), _ in list(counts.items()):
             if what == "n":
                 page.set(f"validation.{m}.within", f"{counts[m, 'ok']} of {counts[m, 'n']}")
+    # ...what lies outside it (validation.MODEL.outside), and how many rounds the page has.
+    outside = os.path.join(results, "validation", "outside.txt")
+    if os.path.exists(outside):
+        items = collections.defaultdict(list)
+        for line in open(outside):
+            where, item = line.rstrip("\n").split("\t")
+            tag, m = where.split()
+            if tag == "linux":
+                items[m].append(item)
+        for m, v in items.items():
+            page.set(f"validation.{m}.outside", "; ".join(v))
+    validation_md = os.path.join(results, "validation.md")
+    if os.path.exists(validation_md):
+        rounds = [int(x) for x in re.findall(r"^## Round (\d+)", open(validation_md).read(), re.M)]
+        page.set("validation.rounds", str(max(rounds, default=1)))
     for m, (ok, n) in testbed_compare.within_counts(results, repo).items():
         page.set(f"testbed.{m}.within", f"{ok} of {n}")
     for scen in ("leafspine", "incast"):

@@ -504,6 +504,10 @@ def main():
     with open(os.path.join(results, "validation", "agreement.txt"), "w") as f:
         for (tag, col, kind), (ok, n) in sorted(COUNTS.items()):
             f.write(f"against={tag} model={col} runs={kind} within={ok} compared={n}\n")
+    # ...and what is outside it, one comparison per line: TAG MODEL<TAB>the prose's wording.
+    with open(os.path.join(results, "validation", "outside.txt"), "w") as f:
+        for (tag, col), items in sorted(OUTSIDE.items()):
+            f.writelines(f"{tag} {col}\t{item}\n" for item in items)
     template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation.md.in")
     text = open(template).read()
     for k, v in fields.items():
