@@ -516,13 +516,23 @@ def main():
     # line and of derived()), KEY:D for D decimals, so that a rerun carries the prose with it.
     sides = {"ns3": ns3, "linux": linux}
 
-    def run_value(m):
-        side, name, key, decimals = m.groups()
+    def value(side, name, key):
         if name not in sides[side]:
             raise stats.ResultError(f"validation.md.in: no {side} run {name}")
-        v = stats.need(derived(results, name, dict(sides[side][name])), key)
+        return stats.need(derived(results, name, dict(sides[side][name])), key)
+
+    def run_value(m):
+        side, name, key, decimals = m.groups()
+        v = value(side, name, key)
         return num(v) if decimals is None else f"{v:,.{decimals}f}"
     text = re.sub(r"\{\{(ns3|linux)\.([\w-]+)\.(\w+)(?::(\d))?\}\}", run_value, text)
+
+    # A quotient of two such values: {{ratio:SIDE.NAME.KEY/SIDE.NAME.KEY:D}}.
+    def ratio(m):
+        a, b = (value(*re.fullmatch(r"(ns3|linux)\.([\w-]+)\.(\w+)", x).groups())
+                for x in (m.group(1), m.group(2)))
+        return f"{a / b:.{m.group(3)}f}"
+    text = re.sub(r"\{\{ratio:([\w.-]+)/([\w.-]+):(\d)\}\}", ratio, text)
     if "{{" in text:
         raise stats.ResultError(f"{template}: unfilled field near "
                                 f"'{text[text.index('{{'):text.index('{{') + 40]}'")
