@@ -7,7 +7,8 @@
 # data, to a one-packet flow's FCT), the Linux-like sender (--tsoDefer=2) keeps a lone flow's
 # cwnd bounded and the link full, the host limit drops (and counts) only when set, TSQ holds a
 # lone flow's host backlog to its cap, every connection echoes its CE marks (the sink), and the
-# testbed scenario's RTT classes are simulated. Prints TAP
+# testbed scenario's RTT classes are simulated; the validation page is its runs' rendering.
+# Prints TAP
 # lines and "ns3-checks: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -51,6 +52,20 @@ if python3 ns3/plot.py selftest >"$tmp/plot" 2>&1; then
 else
 	bad "ns3/plot.py selftest"
 	sed 's/^/# /' "$tmp/plot"
+fi
+
+# The validation page is generated from its runs: rendered again from a copy of them, it is the
+# committed page, byte for byte (a hand edit of validation.md, or a field the template and the
+# script no longer agree on, fails here).
+mkdir -p "$tmp/results"
+cp -r docs/results/ns3/validation "$tmp/results/"
+if python3 ns3/validation.py "$tmp/results" >"$tmp/val" 2>&1 &&
+	cmp -s "$tmp/results/validation.md" docs/results/ns3/validation.md; then
+	ok "docs/results/ns3/validation.md is what ns3/validation.py renders from its runs"
+else
+	bad "docs/results/ns3/validation.md is not what ns3/validation.py renders from its runs"
+	sed 's/^/# /' "$tmp/val"
+	diff "$tmp/results/validation.md" docs/results/ns3/validation.md | head -20 | sed 's/^/# /'
 fi
 
 # The delay classes: one-packet data-mining flows at light load; the fastest of each class.
