@@ -528,9 +528,16 @@ def main():
     text = re.sub(r"\{\{(ns3|linux)\.([\w-]+)\.(\w+)(?::(\d))?\}\}", run_value, text)
 
     # A quotient of two such values: {{ratio:SIDE.NAME.KEY/SIDE.NAME.KEY:D}}.
+    def operand(x):
+        side = re.fullmatch(r"(ns3|linux)\.([\w-]+)\.(\w+)", x)
+        if side is None:
+            raise stats.ResultError(f"validation.md.in: '{x}' is not SIDE.RUN.KEY in a ratio")
+        return value(*side.groups())
+
     def ratio(m):
-        a, b = (value(*re.fullmatch(r"(ns3|linux)\.([\w-]+)\.(\w+)", x).groups())
-                for x in (m.group(1), m.group(2)))
+        a, b = operand(m.group(1)), operand(m.group(2))
+        if b == 0:
+            raise stats.ResultError(f"validation.md.in: {m.group(2)} is 0 below a ratio")
         return f"{a / b:.{m.group(3)}f}"
     text = re.sub(r"\{\{ratio:([\w.-]+)/([\w.-]+):(\d)\}\}", ratio, text)
     if "{{" in text:
