@@ -229,6 +229,13 @@ def grouped(runs, keys):
     return g
 
 
+def marks_pst_alone(run):
+    """The marks the persistent rule made alone: a packet two rules fired on counts once in
+    marks and once under each cause, so these are the marks no other cause (instantaneous,
+    RED) made."""
+    return stats.need(run, "marks") - stats.need(run, "marks_ins") - stats.need(run, "marks_red")
+
+
 def mean_of(runs, key):
     """The mean over the runs where `key` is a measurement (measured)."""
     vals = [stats.need(r, key) for r in runs if measured(r, key)]
@@ -368,11 +375,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
             page.set(f"{tag}.{load}.{s}.short_p99_us", f"{p99:.0f}")
             page.set(f"{tag}.{load}.{s}.seeds", f"{len(rs)}")
             # Marks by cause: the share of a scheme's marks that its persistent rule made alone.
-            # A packet two rules fired on counts once in marks and once under each cause, so
-            # those are the marks no other cause (instantaneous, RED) made.
             marks = sum(stats.need(r, "marks") for r in rs)
-            alone = sum(stats.need(r, "marks") - stats.need(r, "marks_ins") -
-                        stats.need(r, "marks_red") for r in rs)
+            alone = sum(marks_pst_alone(r) for r in rs)
             has_pst = any(stats.need(r, "marks_pst") for r in rs)
             pst = alone / marks if marks and has_pst else math.nan
             share = "-" if math.isnan(pst) else f"{100 * pst:.2f}%"
@@ -783,7 +787,7 @@ def f10_section(page, runs, variant):
             for s in ("ecnsharp", "red_tail") if (s,) in g) +
             f" (seeds 1/2/3), against a `pst_target` of {pst:.1f} packets")
         page.set(f"{tag}.ecnsharp.pst_share_seeds", "/".join(
-            f"{(stats.need(x, 'marks') - stats.need(x, 'marks_ins') - stats.need(x, 'marks_red')) / stats.need(x, 'marks'):.1%}"
+            f"{marks_pst_alone(x) / stats.need(x, 'marks'):.1%}"
             if stats.need(x, "marks") else "-" for x in es))
     # Per seed, whether a scheme had the most of a quantity of all the schemes (ties count).
     seeds = sorted({x["seed"] for x in sel}, key=int)
