@@ -229,6 +229,12 @@ def grouped(runs, keys):
     return g
 
 
+def by_seed(runs, key, fmt):
+    """The runs' `key`, seed by seed in seed order, "/"-separated (seeds 1/2/3)."""
+    return "/".join(fmt.format(stats.need(x, key))
+                    for x in sorted(runs, key=lambda x: int(x["seed"])))
+
+
 def marks_pst_alone(run):
     """The marks the persistent rule made alone: a packet two rules fired on counts once in
     marks and once under each cause, so these are the marks no other cause (instantaneous,
@@ -688,8 +694,7 @@ def f10_section(page, runs, variant):
         threshold_fields(page, f"{tag}.{s}", rs)
 
         def seeds_of(key, fmt="{:.0f}"):
-            return "/".join(fmt.format(stats.need(x, key))
-                            for x in sorted(rs, key=lambda x: int(x["seed"])))
+            return by_seed(rs, key, fmt)
 
         per_seed = seeds_of("fig10_queue_pkts")
         ordered = sorted(rs, key=lambda x: int(x["seed"]))
@@ -779,8 +784,7 @@ def f10_section(page, runs, variant):
         pst = stats.need(es[0], "pst_target_ns") * 1e-9 * LINK_BPS / 8 / PKT_BYTES
 
         def per_seed(s, key):
-            return "/".join(f"{stats.need(x, key):.1f}"
-                            for x in sorted(g[(s,)], key=lambda x: int(x["seed"])))
+            return by_seed(g[(s,)], key, "{:.1f}")
         page.set(f"{tag}.bg_vs_pst", " and ".join(
             f"{NAMES[s]} {per_seed(s, 'bg_queue_mean_pkts')} over the 4 s, "
             f"{per_seed(s, 'bg_queue_busy_mean_pkts')} while the port is busy"
