@@ -8,8 +8,10 @@ flow `f`, per switch port `p`, per queue sample `q`). A point is a scheme at som
 several seeds. Ratios are scheme / DCTCP-RED-Tail with 95% intervals from a two-level bootstrap:
 seeds drawn with replacement (the same draw for both schemes: a seed is a workload), then, within
 each drawn seed and independently per scheme, the units of the statistic (flows, switch ports,
-or 100 us blocks of queue samples). Pure Python, seeded by the rule's seed and the numbers
-compared (`point_rng`): the same runs give the same intervals in make ns3 and on the page.
+or 100 us blocks of queue samples). Seeded by the rule's seed and the numbers compared
+(`point_rng`): the same runs give the same intervals in make ns3 and on the page. The replicates
+are drawn here, or by `ecnsharp-plot ns3-bootstrap` (tests/plot/src/ns3/) from this generator's
+own state: the same draws, bit for bit (`selftest` compares the two), in a hundredth of the time.
 
 A second, labelled statistic beside the rule's (added after the first results, review of
 2026-11-29): the paired interval (`paired_ratio_ci`). A seed fixes the workload, so both schemes
@@ -24,6 +26,7 @@ import heapq
 import math
 import os
 import random
+import subprocess
 import sys
 
 SHORT_BYTES = 100_000
@@ -169,13 +172,13 @@ def _ratio(a, b):
     return a / b
 
 
-def _interval(replicate):
-    """The 95% percentile interval of BOOTSTRAP replicates (`replicate()` gives one ratio, or
-    None when undefined); NaN if more than 1% were undefined (a ratio with 0 below it, or an
-    empty resample), which the caller prints as no interval. Third, each end's Monte Carlo
-    band: the replicates one standard deviation of its rank either side of it (the count of
-    replicates below a quantile is binomial), what another generator seed could have given."""
-    reps = [r for r in (replicate() for _ in range(BOOTSTRAP)) if r is not None]
+def _interval(replicates):
+    """The 95% percentile interval of BOOTSTRAP replicates (each a ratio, or None when
+    undefined); NaN if more than 1% were undefined (a ratio with 0 below it, or an empty
+    resample), which the caller prints as no interval. Third, each end's Monte Carlo band: the
+    replicates one standard deviation of its rank either side of it (the count of replicates
+    below a quantile is binomial), what another generator seed could have given."""
+    reps = [r for r in replicates if r is not None]
     if BOOTSTRAP - len(reps) > BOOTSTRAP // 100:
         return math.nan, math.nan, ((math.nan, math.nan), (math.nan, math.nan))
     reps.sort()
@@ -207,15 +210,7 @@ def ratio_ci(stat, num, den, rng, bands=False):
     if point is None:
         raise ResultError(f"a ratio of {pooled(stat, num)} to {pooled(stat, den)} is undefined "
                           "(a ratio needs a finite value over a positive finite one)")
-    k = len(num)
-
-    def replicate():
-        draw = [rng.randrange(k) for _ in range(k)]
-        a = [rng.choices(num[i], k=len(num[i])) for i in draw]
-        b = [rng.choices(den[i], k=len(den[i])) for i in draw]
-        return _ratio(pooled(stat, a), pooled(stat, b))
-
-    lo, hi, mc = _interval(replicate)
+    lo, hi, mc = _interval(_replicates(False, stat, num, den, rng))
     return (point, lo, hi, mc) if bands else (point, lo, hi)
 
 
@@ -236,19 +231,79 @@ def paired_ratio_ci(stat, num, den, rng, bands=False):
     if point is None:
         raise ResultError("a paired ratio is undefined (a ratio needs a finite value over a "
                           "positive finite one)")
-    k = len(pairs)
+    lo, hi, mc = _interval(_replicates(True, stat, [p[0] for p in pairs],
+                                       [p[1] for p in pairs], rng))
+    return (point, lo, hi, mc) if bands else (point, lo, hi)
+
+
+def replicates_here(paired, stat, num, den, rng):
+    """BOOTSTRAP replicates of stat(num) / stat(den), drawn in Python. Plain: every seed drawn
+    first, then each drawn seed's units with replacement, the numerator's, then the
+    denominator's. Paired (num[i][j] and den[i][j] the same flow): each drawn seed, then its
+    flows, one draw for both schemes."""
+    k = len(num)
 
     def replicate():
+        if not paired:
+            draw = [rng.randrange(k) for _ in range(k)]
+            a = [rng.choices(num[i], k=len(num[i])) for i in draw]
+            b = [rng.choices(den[i], k=len(den[i])) for i in draw]
+            return _ratio(pooled(stat, a), pooled(stat, b))
         xs, ys = [], []
         for i in (rng.randrange(k) for _ in range(k)):
-            va, vb = pairs[i]
+            va, vb = num[i], den[i]
             idx = [rng.randrange(len(va)) for _ in range(len(va))]
             xs.append([va[j] for j in idx])
             ys.append([vb[j] for j in idx])
         return _ratio(pooled(stat, xs), pooled(stat, ys))
 
-    lo, hi, mc = _interval(replicate)
-    return (point, lo, hi, mc) if bands else (point, lo, hi)
+    return [replicate() for _ in range(BOOTSTRAP)]
+
+
+def fast_bootstrap():
+    """ecnsharp-plot, to draw the replicates: $ECNSHARP_PLOT, or target/release/ecnsharp-plot
+    when built after every change to its ns3 sources; None: draw them here."""
+    path = os.environ.get("ECNSHARP_PLOT")
+    if path is not None:
+        if path and not os.access(path, os.X_OK):
+            raise ResultError(f"ECNSHARP_PLOT={path}: not an executable")
+        return path or None  # ECNSHARP_PLOT= (empty): draw here
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(repo, "target", "release", "ecnsharp-plot")
+    src = os.path.join(repo, "tests", "plot", "src", "ns3")
+    try:
+        built = os.path.getmtime(path)
+        if all(os.path.getmtime(os.path.join(src, f)) < built for f in os.listdir(src)):
+            return path
+    except OSError:
+        pass
+    return None
+
+
+def replicates_there(path, paired, stat, num, den, rng):
+    """The replicates replicates_here would draw, drawn by ecnsharp-plot ns3-bootstrap from
+    rng's state; rng is left where replicates_here would leave it."""
+    version, state, gauss = rng.getstate()
+    lines = [f"ns3-bootstrap {'paired' if paired else 'plain'} {stat.__name__} {BOOTSTRAP}",
+             "state " + " ".join(map(str, state))]
+    for a, b in zip(num, den):
+        lines.append("num " + " ".join(repr(float(v)) for v in a))
+        lines.append("den " + " ".join(repr(float(v)) for v in b))
+    p = subprocess.run([path, "ns3-bootstrap"], input="\n".join(lines) + "\n",
+                       capture_output=True, text=True, check=False)
+    out = p.stdout.splitlines()
+    if p.returncode != 0 or len(out) != BOOTSTRAP + 1 or not out[-1].startswith("state "):
+        raise ResultError(f"{path} ns3-bootstrap: exit {p.returncode}, {len(out)} lines: "
+                          f"{p.stderr.strip()[:300]}")
+    rng.setstate((version, tuple(int(w) for w in out[-1].split()[1:]), gauss))
+    return [None if x == "none" else float(x) for x in out[:-1]]
+
+
+def _replicates(paired, stat, num, den, rng):
+    path = fast_bootstrap() if stat in (mean, p99) else None
+    if path is None:
+        return replicates_here(paired, stat, num, den, rng)
+    return replicates_there(path, paired, stat, num, den, rng)
 
 
 def fmt(point, lo, hi):
@@ -424,6 +479,33 @@ def selftest():
     _, lo, hi = ratio_ci(mean, [[1.0, 2.0]], [[0.0, 0.0, 0.0, 1.0]], random.Random(2))
     check("replicates with 0 below the ratio: no interval (NaN), not a narrower one",
           math.isnan(lo) and math.isnan(hi))
+    # The replicates ecnsharp-plot draws are Python's, bit for bit, and it leaves the generator
+    # where Python would: both statistics, both kinds, unfinished flows, empty and one-unit
+    # seeds, seed counts of 1 to 4, units drawn from many magnitudes.
+    path = fast_bootstrap()
+    if path is None:
+        check("ecnsharp-plot built, to compare its replicates with Python's (cargo build "
+              "--release -p ecnsharp-plot, or ECNSHARP_PLOT=PATH)", False)
+    else:
+        gen = random.Random(5)
+        cases = 0
+        for trial in range(12):
+            k = 1 + trial % 4
+            sizes = [gen.choice([0, 1, 2, 7, 150]) if trial % 3 == 0 else gen.randint(20, 400)
+                     for _ in range(k)]
+            num = [[gen.lognormvariate(5, 2) if gen.random() > 0.02 else INF for _ in range(n)]
+                   for n in sizes]
+            den = [[v * gen.uniform(0.5, 1.5) if v != INF else gen.expovariate(0.01) for v in s]
+                   for s in num]
+            for paired in (False, True):
+                for stat in (mean, p99):
+                    here, there = random.Random(trial), random.Random(trial)
+                    a = replicates_here(paired, stat, num, den, here)
+                    b = replicates_there(path, paired, stat, num, den, there)
+                    cases += a == b and here.getstate() == there.getstate() and \
+                        here.random() == there.random()
+        check(f"ecnsharp-plot ns3-bootstrap draws Python's replicates bit for bit and leaves its "
+              f"generator where Python does: {cases} of 48 cases", cases == 48)
     a1 = point_rng("x", [[1.0, 2.0]], [[3.0]]).random()
     check("the generator depends on the numbers compared, and only on them",
           a1 == point_rng("x", [[1.0, 2.0]], [[3.0]]).random()

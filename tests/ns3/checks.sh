@@ -7,9 +7,8 @@
 # data, to a one-packet flow's FCT), the Linux-like sender (--tsoDefer=2) keeps a lone flow's
 # cwnd bounded and the link full, the host limit drops (and counts) only when set, TSQ holds a
 # lone flow's host backlog to its cap, every connection echoes its CE marks (the sink), and the
-# testbed scenario's RTT classes are simulated; the validation page is its runs' rendering.
-# Prints TAP
-# lines and "ns3-checks: N passed, N failed".
+# testbed scenario's RTT classes are simulated; the validation and results pages are their runs'
+# renderings. Prints TAP lines and "ns3-checks: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 DC=target/ns3/ecnsharp-dc
@@ -41,6 +40,12 @@ refused "pst_target of 5 s (the core's check)" "invalid configuration: Illegal \
 refused "an unknown scheme" "unknown scheme \"fast\"" --scheme=fast
 refused "an unknown scenario" "unknown scenario \"leaf\"" --scenario=leaf
 
+# The bootstrap's fast path (ns3/stats.py): stats.py's selftest compares its draws with Python's.
+if cargo build --release --locked -q -p ecnsharp-plot >"$tmp/build" 2>&1; then
+	export ECNSHARP_PLOT=$PWD/target/release/ecnsharp-plot
+else
+	bad "cargo build -p ecnsharp-plot: $(tail -c 300 "$tmp/build")"
+fi
 if python3 ns3/stats.py selftest >"$tmp/stats" 2>&1; then
 	ok "ns3/stats.py selftest: $(grep -c '^ok' "$tmp/stats") checks"
 else
@@ -69,6 +74,23 @@ else
 	bad "docs/results/ns3/validation.md, agreement.txt or outside.txt is not what ns3/validation.py renders from its runs"
 	sed 's/^/# /' "$tmp/val"
 	diff "$tmp/results/validation.md" docs/results/ns3/validation.md | head -20 | sed 's/^/# /'
+fi
+
+# The results page too: ns3/plot.py, run again on a copy of docs/results/ns3 for the model the
+# page names, writes every file as committed (README.md, tables.md, the figures, archive/),
+# byte for byte. It reads validation/'s counts, so it runs on the committed ones. (Under
+# ns3/full.sh, runs.txt grows before the page is regenerated: this fails until it is.)
+model=$(sed -n 's/^Model \([0-9a-f]\{12\}\): .*/\1/p' docs/results/ns3/tables.md)
+cp -r docs/results/ns3 "$tmp/page"
+if [ -z "$model" ]; then
+	bad "docs/results/ns3/tables.md names no model (a line 'Model M: ...')"
+elif python3 ns3/plot.py "$tmp/page" "$model" >"$tmp/plotpage" 2>&1 &&
+	diff -r "$tmp/page" docs/results/ns3 >"$tmp/pagediff" 2>&1; then
+	ok "docs/results/ns3 is what ns3/plot.py renders from its runs (model $model, $(grep -c . docs/results/ns3/runs.txt) runs in runs.txt)"
+else
+	bad "docs/results/ns3 is not what ns3/plot.py renders from its runs (model $model)"
+	sed 's/^/# /' "$tmp/plotpage" | tail -5
+	head -20 "$tmp/pagediff" | sed 's/^/# /'
 fi
 
 # The delay classes: one-packet data-mining flows at light load; the fastest of each class.

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # What `make ns3` needs on Debian 12, skipping what is present: ns-3.37's headers and libraries
 # (libns3-dev; its pkg-config files name libgsl by path, hence libgsl-dev), pkg-config and g++.
-# With --plots, also gnuplot for `make ns3-full`. Called by tests/vm/deps.sh (make deps).
+# With --plots, also gnuplot, which draws the pages' figures (make ns3-full, and make check's
+# renderings of the pages). Called by tests/vm/deps.sh (make deps, make check) with --plots.
 set -euo pipefail
 
 packages=(libns3-dev libgsl-dev pkg-config g++)

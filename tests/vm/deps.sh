@@ -69,6 +69,7 @@ if ! bindgen_ok; then
 	cargo install --locked bindgen-cli >/dev/null 2>&1 || die "cargo install --locked bindgen-cli failed"
 	bindgen_ok || die "bindgen on PATH is still older than 0.65.1: $(command -v bindgen)"
 fi
-# The ns-3 model (make ns3): ns-3.37 from Debian.
-"$(dirname "$0")/../ns3/deps.sh" || die "could not install the ns-3 packages (tests/ns3/deps.sh)"
+# The ns-3 model (make ns3): ns-3.37 from Debian, and gnuplot: make check renders the ns-3
+# pages again, figures included, to compare them with the committed ones.
+"$(dirname "$0")/../ns3/deps.sh" --plots || die "could not install the ns-3 packages (tests/ns3/deps.sh)"
 say "dependencies present"

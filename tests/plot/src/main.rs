@@ -2,10 +2,12 @@
 //! ecnsharp-plot: turns the measurements of the qemu guest's experiments (DIR/experiments.tsv
 //! and DIR/series.tsv) into DIR/summary.json, DIR/tables.md and SVG plots, and prints one
 //! verdict line per scenario. Usage: ecnsharp-plot DIR
-//! `ecnsharp-plot uml DIR` does the same for the virtual-time testbed (uml/mod.rs).
+//! `ecnsharp-plot uml DIR` does the same for the virtual-time testbed (uml/mod.rs);
+//! `ecnsharp-plot ns3-bootstrap` draws ns3/stats.py's bootstrap replicates (ns3/mod.rs).
 
 mod charts;
 mod data;
+mod ns3;
 mod summary;
 mod uml;
 
@@ -229,9 +231,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.as_slice() {
         [uml, dir] if uml == "uml" => uml::run(Path::new(dir)),
+        [cmd] if cmd == "ns3-bootstrap" => ns3::run(),
         [dir] => run(Path::new(dir)),
         [] => run(Path::new("docs/results")),
-        _ => Err("usage: ecnsharp-plot [DIR] | ecnsharp-plot uml DIR".into()),
+        _ => Err(
+            "usage: ecnsharp-plot [DIR] | ecnsharp-plot uml DIR | ecnsharp-plot ns3-bootstrap"
+                .into(),
+        ),
     };
     if let Err(e) = r {
         eprintln!("ecnsharp-plot: {e}");
