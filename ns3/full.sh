@@ -184,5 +184,7 @@ export MODEL=$model COMMIT=$commit
 failed=0
 tr '\n' '\0' <"$jobs" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$@"' _ {} || failed=1
 
-python3 ns3/plot.py "$RESULTS" "$model"
+# The page's bootstrap drawn by ecnsharp-plot (ns3/stats.py: the same draws as Python's).
+cargo build --release --locked -q -p ecnsharp-plot
+ECNSHARP_PLOT=$PWD/target/release/ecnsharp-plot python3 ns3/plot.py "$RESULTS" "$model"
 [ "$failed" -eq 0 ] || { echo "ns3-full: some runs failed (above)" >&2; exit 1; }

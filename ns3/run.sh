@@ -58,6 +58,8 @@ fi
 # 2. The simulator fails loudly, its statistics are right, its RTT spread is real.
 tests/ns3/checks.sh >"$OUT/checks.log" 2>&1 || { cat "$OUT/checks.log"; exit 1; }
 grep '^ns3-checks:' "$OUT/checks.log"
+# The bootstrap's fast path, built by checks.sh, whose stats.py selftest compared it with Python.
+export ECNSHARP_PLOT=$PWD/target/release/ecnsharp-plot
 
 # 3. The quick point: each scheme on the same flows, per seed, two runs at a time.
 quick=$OUT/quick
