@@ -581,7 +581,8 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
              f"({', '.join(x[0] for x in below)}), where ECN#'s short flows are faster by "
              + "/".join(f"{100 * (1 - x[2][0]):.1f}" for x in below) + "% (the points; the "
              "intervals' far ends " + "/".join(f"{100 * (1 - x[2][1]):.1f}" for x in below)
-             + "%)")
+             + f"%; at {len(below)} of the {done} loads tested, by a statistic added after the "
+             "results were seen: a hint, not a finding of the rule)")
     paper_least = 1 - 0.185  # the paper's smallest short-flow gain (Figure 9, §5.3 text)
     short = [x[2] for x in series["fct_short_mean"] if x[1] == "ecnsharp" and complete(x[2])]
     if short:
@@ -743,6 +744,8 @@ def f10_section(page, runs, variant):
                   f"{qct_cell(rs)} | {params} | {nonempty} | {before} | {ms_text} | {near} |")
         page.set(f"{tag}.{s}.fig10_queue_seeds", per_seed)
         page.set(f"{tag}.{s}.drops_seeds", seeds_of("drops"))
+        page.set(f"{tag}.{s}.bottleneck_drops_seeds", seeds_of("bottleneck_drops"))
+        page.set(f"{tag}.{s}.query_timeouts_seeds", seeds_of("query_timeouts"))
         page.set(f"{tag}.{s}.timeouts_seeds", seeds_of("timeouts"))
         page.set(f"{tag}.{s}.bg_queue_seeds", seeds_of("bg_queue_mean_pkts"))
         page.set(f"{tag}.{s}.fig10_queue_pkts", f"{mean_of(rs, 'fig10_queue_pkts'):.1f}")
@@ -796,7 +799,7 @@ def f10_section(page, runs, variant):
     # Per seed, whether a scheme had the most of a quantity of all the schemes (ties count).
     seeds = sorted({x["seed"] for x in sel}, key=int)
     for s in schemes:
-        for key in ("drops", "timeouts", "fig10_queue_pkts"):
+        for key in ("bottleneck_drops", "query_timeouts", "fig10_queue_pkts"):
             top = 0
             for seed in seeds:
                 v = {t: stats.need(x, key) for t in schemes for x in g[(t,)]
@@ -885,6 +888,8 @@ def f11_section(page, runs):
     schemes = [s for s in ("ecnsharp", "red_tail", "codel", "red_avg", "tcn")
                if any((str(n), s) in g for n in ns)]
     paper3 = [s for s in ("ecnsharp", "red_tail", "codel") if s in schemes]
+    page.set("f11.incomplete_note", " An onset read from an incomplete sweep is the smallest N "
+             "run so far, not yet the answer.")
     if len(ns) < 2:
         return
     md = page.md
@@ -927,6 +932,8 @@ def f11_section(page, runs):
         done = sum(len(g.get((str(n), s), [])) for n in planned)
         page.set(f"f11.{s}.complete", "complete" if done_all[s] else
                  f"incomplete: {done} of {len(planned) * SEEDS_WANTED} runs")
+    if all(done_all.get(s) for s in ORDER):
+        page.set("f11.incomplete_note", "")
     if not (done_all.get("ecnsharp") and done_all.get("codel")):
         page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
     elif "ecnsharp" in onset and "codel" in onset:
@@ -1034,7 +1041,7 @@ def f11_section(page, runs):
             verdicts.append(f"{NAMES[s]} not yet (incomplete)")
         else:
             got = onset.get(s)
-            verdicts.append(f"{NAMES[s]} {'reproduces' if got == paper_n else 'does not'} "
+            verdicts.append(f"{NAMES[s]} {'reproduces' if got == paper_n else 'does not reproduce'} "
                             f"(onset {got if got else 'none up to ' + str(ns[-1])} against "
                             f"{paper_n})")
     page.set("f11.paper_onsets", "; ".join(verdicts))
