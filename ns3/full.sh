@@ -16,15 +16,15 @@
 # CXX/CXXFLAGS) that differ from the model's first run. A 128-host F9 web-search run takes about 2 minutes of one core, a
 # data-mining one 6-14, an incast run 1-4; all of it takes many hours on 2 cores. Parts, in
 # the rule's order:
-#   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q f11x"  (the default: all; q is
+#   NS3_PARTS="f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q f11x f11lo"  (the default: all; q is
 #   make ns3's leaf-spine point, so that the page can show its line from runs.txt; f9-dm-even
 #   and f9-dm-odd are f9-dm's two halves; f11x is F11 for the other two schemes, rule.md's
-#   addendum)
+#   addendum; f11lo is F11 below N = 25, its addendum of 2026-11-30)
 #   NS3_JOBS=2 (runs in parallel)  NS3_SEEDS="1 2 3"  NS3_LIST=1 (print the runs to do, run none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS=${NS3_PARTS-f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q f11x}
+PARTS=${NS3_PARTS-f10 f11 f9-ws-even s1 s2 s3 f9-ws-odd f9-dm q f11x f11lo}
 JOBS=${NS3_JOBS:-2}
 SEEDS=${NS3_SEEDS:-1 2 3}
 RESULTS=docs/results/ns3
@@ -98,6 +98,7 @@ for part in $PARTS; do
 	f10) incast f10 100 "$SCHEMES" ;;
 	f11) incast f11 "25 50 75 100 125 150 175 200" "ecnsharp red_tail codel" ;;
 	f11x) incast f11x "25 50 75 100 125 150 175 200" "red_avg tcn" ;; # rule.md's F11 addendum
+	f11lo) incast f11lo "5 10 15 20" "$SCHEMES" ;; # rule.md's addendum of 2026-11-30
 	f9-ws-even) f9 f9 web-search "0.8 0.4 0.6 0.2" "$SCHEMES" ;; # the loudest loads first
 	f9-ws-odd) f9 f9 web-search "0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
 	f9-dm) f9 f9 data-mining "0.8 0.4 0.6 0.2 0.1 0.3 0.5 0.7 0.9" "$SCHEMES" ;;
@@ -122,7 +123,7 @@ for part in $PARTS; do
 			add q "--scenario=leafspine --leaves=2 --hostsPerLeaf=8 --spines=4 --load=0.8 --launch=0.04 --cdf=ns3/workloads/web-search.cdf --scheme=$s --seed=$seed"
 		done; done
 		;;
-	*) echo "ns3-full: unknown part '$part' (f10 f11 f11x f9-ws-even f9-ws-odd f9-dm f9-dm-even f9-dm-odd s1 s2 s3 q)" >&2; exit 1 ;;
+	*) echo "ns3-full: unknown part '$part' (f10 f11 f11x f11lo f9-ws-even f9-ws-odd f9-dm f9-dm-even f9-dm-odd s1 s2 s3 q)" >&2; exit 1 ;;
 	esac
 done
 # A run listed twice (f11's N = 100 is f10's) runs once.

@@ -879,9 +879,71 @@ def f10_settings(page):
              "; ".join(f"{short_name(v)} {fmt_ci(rs[v])}" for v in others) or "none")
 
 
+# rule.md's F11 addendum of 2026-11-30: N below the rule's 25 (part f11lo), beside the rule's.
+F11_LOW = (5, 10, 15, 20)
+
+
+def f11_onset(g, ns, s):
+    """The smallest N at which a query flow of any seed timed out (None: none did), and how many
+    seeds timed out there: an onset may rest on one seed."""
+    for n in ns:
+        rs = sorted(g.get((str(n), s), []), key=lambda r: int(r["seed"]))
+        by_seed = [int(stats.need(r, "query_timeouts")) for r in rs]
+        if sum(by_seed) > 0:
+            return n, (f"in {sum(v > 0 for v in by_seed)} of {len(rs)} seeds: "
+                       f"{'/'.join(map(str, by_seed))} query timeouts")
+    return None, None
+
+
+def f11_fanout(g, ns, s, onset):
+    """The largest N run below the onset, as the page prints it."""
+    if onset is None:
+        return f"{ns[-1]} or more"
+    below = [n for n in ns if n < onset and (str(n), s) in g]
+    return str(below[-1]) if below else \
+        f"below {onset}" if onset == ns[0] else "not run below the onset"
+
+
+def f11_low(page, runs):
+    """Part f11lo: each scheme's onset and fanout over N = 5-200, the rule's runs with those
+    below 25; the rule's own table and comparisons stay on N = 25-200."""
+    sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"]
+    low = [r for r in sel if r["part"] == "f11lo"]
+    g = grouped(sel, ("queries", "scheme"))
+    ns = sorted({int(k[0]) for k in g})
+    for s in ORDER:
+        runs_low = sum(len(g.get((str(n), s), [])) for n in F11_LOW)
+        if not runs_low:
+            page.set(f"f11.{s}.low", "not run")
+            continue
+        n, seeds = f11_onset(g, ns, s)
+        text = (f"onset {n} ({seeds}), fanout {f11_fanout(g, ns, s, n)}" if n else
+                f"no timeout up to {ns[-1]}")
+        wanted = len(F11_LOW) * SEEDS_WANTED
+        page.set(f"f11.{s}.low", text + ("" if runs_low >= wanted else
+                                         f" (incomplete: {runs_low} of {wanted} runs)"))
+    if not low:
+        return
+    md = page.md
+    md += ["## Figure 11 below N = 25 (part f11lo, rule.md's addendum of 2026-11-30)", "",
+           "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
+           "bottleneck drops (mean) | query flows unfinished (all seeds) |",
+           "|---|---|---|---|---|---|---|"]
+    for n in F11_LOW:
+        for s in ORDER:
+            rs = g.get((str(n), s), [])
+            if rs:
+                md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | "
+                          f"{sum(int(stats.need(r, 'query_timeouts')) for r in rs)} | "
+                          f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
+                          f"{unfinished_queries(page, rs)} |")
+    md.append("")
+
+
 def f11_section(page, runs):
     """Figure 11: query completion and timeouts against the number of queries."""
-    sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"]
+    sel = [r for r in runs if r["scenario"] == "incast" and r["variant"] == "rule"
+           and r["part"] != "f11lo"]
     g = grouped(sel, ("queries", "scheme"))
     ns = sorted({int(k[0]) for k in g})
     # The paper's three schemes, then the two of rule.md's F11 addendum (part f11x).
@@ -904,31 +966,21 @@ def f11_section(page, runs):
     page.set("f11.most", "not yet (no N with every seed)")
     for s in schemes:
         done_all[s] = all(len(g.get((str(n), s), [])) >= SEEDS_WANTED for n in planned)
+        n, seeds = f11_onset(g, ns, s)
+        if n is not None:
+            onset[s], onset_seeds[s] = n, seeds
         for n in ns:
             rs = g.get((str(n), s), [])
-            if not rs:
-                continue
-            to = sum(int(stats.need(r, "query_timeouts")) for r in rs)
-            if to > 0 and s not in onset:
-                onset[s] = n
-                # An onset may rest on one seed: the page says how many had a timeout there.
-                by_seed = [int(stats.need(r, "query_timeouts"))
-                           for r in sorted(rs, key=lambda r: int(r["seed"]))]
-                onset_seeds[s] = (f"in {sum(v > 0 for v in by_seed)} of {len(rs)} seeds: "
-                                  f"{'/'.join(map(str, by_seed))} query timeouts")
-            md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | {to} | "
-                      f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
-                      f"{unfinished_queries(page, rs)} |")
+            if rs:
+                md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | "
+                          f"{sum(int(stats.need(r, 'query_timeouts')) for r in rs)} | "
+                          f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
+                          f"{unfinished_queries(page, rs)} |")
     md.append("")
     for s in schemes:
-        if s in onset:
-            below = [n for n in ns if n < onset[s] and (str(n), s) in g]
-            page.set(f"f11.{s}.onset", f"{onset[s]} ({onset_seeds[s]})")
-            page.set(f"f11.{s}.fanout", str(below[-1]) if below else
-                     f"below {onset[s]}" if onset[s] == ns[0] else "not run below the onset")
-        else:
-            page.set(f"f11.{s}.onset", f"none up to {ns[-1]}")
-            page.set(f"f11.{s}.fanout", f"{ns[-1]} or more")
+        page.set(f"f11.{s}.onset", f"{onset[s]} ({onset_seeds[s]})" if s in onset else
+                 f"none up to {ns[-1]}")
+        page.set(f"f11.{s}.fanout", f11_fanout(g, ns, s, onset.get(s)))
         done = sum(len(g.get((str(n), s), [])) for n in planned)
         page.set(f"f11.{s}.complete", "complete" if done_all[s] else
                  f"incomplete: {done} of {len(planned) * SEEDS_WANTED} runs")
@@ -1305,6 +1357,7 @@ def main():
     f9_section(page, runs, "rule", "web-search", hosts="16", tag="q", verdicts=False)
     f10_section(page, runs, "rule")
     f11_section(page, runs)
+    f11_low(page, runs)
     for variant in ("lambda1", "stockmark", "authors"):
         f9_section(page, runs, variant, "web-search")
         f10_section(page, runs, variant)
