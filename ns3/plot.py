@@ -883,6 +883,18 @@ def f10_settings(page):
 F11_LOW = (5, 10, 15, 20)
 
 
+# The F11 tables' head, and one row: N, scheme, its runs at that N.
+F11_HEAD = ["| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
+            "bottleneck drops (mean) | query flows unfinished (all seeds) |",
+            "|---|---|---|---|---|---|---|"]
+
+
+def f11_row(page, n, s, rs):
+    return (f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | "
+            f"{sum(int(stats.need(r, 'query_timeouts')) for r in rs)} | "
+            f"{mean_of(rs, 'bottleneck_drops'):.0f} | {unfinished_queries(page, rs)} |")
+
+
 def f11_onset(g, ns, s):
     """The smallest N at which a query flow of any seed timed out (None: none did), and how many
     seeds timed out there: an onset may rest on one seed."""
@@ -926,17 +938,12 @@ def f11_low(page, runs):
         return
     md = page.md
     md += ["## Figure 11 below N = 25 (part f11lo, rule.md's addendum of 2026-11-30)", "",
-           "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
-           "bottleneck drops (mean) | query flows unfinished (all seeds) |",
-           "|---|---|---|---|---|---|---|"]
+           *F11_HEAD]
     for n in F11_LOW:
         for s in ORDER:
             rs = g.get((str(n), s), [])
             if rs:
-                md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | "
-                          f"{sum(int(stats.need(r, 'query_timeouts')) for r in rs)} | "
-                          f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
-                          f"{unfinished_queries(page, rs)} |")
+                md.append(f11_row(page, n, s, rs))
     md.append("")
 
 
@@ -956,9 +963,7 @@ def f11_section(page, runs):
         return
     md = page.md
     md += ["## Figure 11: the fanout, the rule", "",
-           "| queries | scheme | seeds | QCT us (mean of seeds) | query timeouts (all seeds) | "
-           "bottleneck drops (mean) | query flows unfinished (all seeds) |",
-           "|---|---|---|---|---|---|---|"]
+           *F11_HEAD]
     onset, onset_seeds = {}, {}
     done_all = {}
     planned = range(25, 201, 25)  # rule.md, F11
@@ -972,10 +977,7 @@ def f11_section(page, runs):
         for n in ns:
             rs = g.get((str(n), s), [])
             if rs:
-                md.append(f"| {n} | {NAMES[s]} | {len(rs)} | {qct_cell(rs)} | "
-                          f"{sum(int(stats.need(r, 'query_timeouts')) for r in rs)} | "
-                          f"{mean_of(rs, 'bottleneck_drops'):.0f} | "
-                          f"{unfinished_queries(page, rs)} |")
+                md.append(f11_row(page, n, s, rs))
     md.append("")
     for s in schemes:
         page.set(f"f11.{s}.onset", f"{onset[s]} ({onset_seeds[s]})" if s in onset else
