@@ -916,6 +916,26 @@ def f11_fanout(g, ns, s, onset):
         f"below {onset}" if onset == ns[0] else "not run below the onset"
 
 
+def onset_ratio(ns, onset):
+    """ECN#'s onset over CoDel's, as the grid ns bounds it: a grid onset N says the true onset
+    lies in (the N run before it, N]; at the grid's first point, in (0, N]."""
+    if "ecnsharp" not in onset or "codel" not in onset:
+        return "not defined (a scheme had no timeout in the sweep)"
+
+    def span(s):
+        below = [n for n in ns if n < onset[s]]
+        return (below[-1] if below else 0), onset[s]
+
+    (elo, ehi), (clo, chi) = span("ecnsharp"), span("codel")
+    lo = elo / chi
+    where = f"ECN#'s onset lies in ({elo}, {ehi}], CoDel's in ({clo}, {chi}]"
+    if clo == 0:
+        return (f"not defined: CoDel's queries time out at N = {chi}, the smallest N run, so its "
+                f"onset is unknown below it; {where}, so the ratio is only known to exceed "
+                f"{lo:.2f}")
+    return f"between {lo:.2f} and {ehi / clo:.2f} ({where})"
+
+
 def f11_low(page, runs):
     """Part f11lo: each scheme's onset and fanout over N = 5-200, the rule's runs with those
     below 25; the rule's own table and comparisons stay on N = 25-200."""
@@ -923,17 +943,26 @@ def f11_low(page, runs):
     low = [r for r in sel if r["part"] == "f11lo"]
     g = grouped(sel, ("queries", "scheme"))
     ns = sorted({int(k[0]) for k in g})
+    onsets, done = {}, set()
     for s in ORDER:
         runs_low = sum(len(g.get((str(n), s), [])) for n in F11_LOW)
         if not runs_low:
             page.set(f"f11.{s}.low", "not run")
             continue
         n, seeds = f11_onset(g, ns, s)
+        if n is not None:
+            onsets[s] = n
+        if all(len(g.get((str(m), s), [])) >= SEEDS_WANTED
+               for m in (*F11_LOW, *range(25, 201, 25))):
+            done.add(s)
         text = (f"onset {n} ({seeds}), fanout {f11_fanout(g, ns, s, n)}" if n else
                 f"no timeout up to {ns[-1]}")
         wanted = len(F11_LOW) * SEEDS_WANTED
         page.set(f"f11.{s}.low", text + ("" if runs_low >= wanted else
                                          f" (incomplete: {runs_low} of {wanted} runs)"))
+    # ECN#'s onset over CoDel's as the added N bound it (the rule's stays f11.onset_ratio).
+    page.set("f11.onset_ratio_low", onset_ratio(ns, onsets) if {"ecnsharp", "codel"} <= done
+             else "not yet (the added N are incomplete)")
     if not low:
         return
     md = page.md
@@ -990,25 +1019,8 @@ def f11_section(page, runs):
         page.set("f11.incomplete_note", "")
     if not (done_all.get("ecnsharp") and done_all.get("codel")):
         page.set("f11.onset_ratio", "not yet (the sweep is incomplete)")
-    elif "ecnsharp" in onset and "codel" in onset:
-        # A grid onset N says the true onset lies in (the N run before it, N]; at the grid's
-        # first point, in (0, N]. The ratio is bounded by the ends of those intervals.
-        def span(s):
-            below = [n for n in ns if n < onset[s]]
-            return (below[-1] if below else 0), onset[s]
-
-        (elo, ehi), (clo, chi) = span("ecnsharp"), span("codel")
-        lo = elo / chi
-        where = f"ECN#'s onset lies in ({elo}, {ehi}], CoDel's in ({clo}, {chi}]"
-        if clo == 0:
-            text = (f"not defined: CoDel's queries time out at N = {chi}, the smallest N run, "
-                    f"so its onset is unknown below it; {where}, so the ratio is only known to "
-                    f"exceed {lo:.2f}")
-        else:
-            text = f"between {lo:.2f} and {ehi / clo:.2f} ({where})"
-        page.set("f11.onset_ratio", text)
     else:
-        page.set("f11.onset_ratio", "not defined (a scheme had no timeout in the sweep)")
+        page.set("f11.onset_ratio", onset_ratio(ns, onset))
     # Query flows with a timeout, ECN# / RED-Tail at each N, with intervals (bootstrap over
     # seeds and query flows), and which scheme has the most at each N.
     rows, fewer, below, shares, no_ci, at_edge = [], 0, 0, [], [], 0
