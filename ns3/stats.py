@@ -11,7 +11,7 @@ each drawn seed and independently per scheme, the units of the statistic (flows,
 or 100 us blocks of queue samples). Seeded by the rule's seed and the numbers compared
 (`point_rng`): the same runs give the same intervals in make ns3 and on the page. The replicates
 are drawn here, or by `ecnsharp-plot ns3-bootstrap` (tests/plot/src/ns3/) from this generator's
-own state: the same draws, bit for bit (`selftest` compares the two), in a hundredth of the time.
+own state: the same draws, bit for bit (`selftest` compares the two), 5-20 times faster.
 
 A second, labelled statistic beside the rule's (added after the first results, review of
 2026-11-29): the paired interval (`paired_ratio_ci`). A seed fixes the workload, so both schemes

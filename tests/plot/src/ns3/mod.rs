@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `ecnsharp-plot ns3-bootstrap`: the bootstrap replicates of ns3/stats.py's ratio_ci and
 //! paired_ratio_ci, drawn from the Python generator's own state (pymt.rs), so that they are the
-//! replicates stats.py would draw, bit for bit, about a hundred times faster. stats.py sends
+//! replicates stats.py would draw, bit for bit, 5 times faster (20 times for the paired
+//! intervals, whose Python draws go through `randrange`). stats.py sends
 //! one request on stdin and reads one replicate per line (`none` where the ratio is undefined):
 //!
 //! ```text
