@@ -879,7 +879,8 @@ def f10_settings(page):
              "; ".join(f"{short_name(v)} {fmt_ci(rs[v])}" for v in others) or "none")
 
 
-# rule.md's F11 addendum of 2026-11-30: N below the rule's 25 (part f11lo), beside the rule's.
+# F11's N: the rule's, and its addendum of 2026-11-30's below them (part f11lo), kept apart.
+F11_RULE = range(25, 201, 25)
 F11_LOW = (5, 10, 15, 20)
 
 
@@ -953,7 +954,7 @@ def f11_low(page, runs):
         if n is not None:
             onsets[s] = n
         if all(len(g.get((str(m), s), [])) >= SEEDS_WANTED
-               for m in (*F11_LOW, *range(25, 201, 25))):
+               for m in (*F11_LOW, *F11_RULE)):
             done.add(s)
         text = (f"onset {n} ({seeds}), fanout {f11_fanout(g, ns, s, n)}" if n else
                 f"no timeout up to {ns[-1]}")
@@ -995,7 +996,7 @@ def f11_section(page, runs):
            *F11_HEAD]
     onset, onset_seeds = {}, {}
     done_all = {}
-    planned = range(25, 201, 25)  # rule.md, F11
+    planned = F11_RULE
     page.set("f11.ecnsharp_red_tail.timeouts.summary", "not yet (no N with every seed)")
     page.set("f11.most", "not yet (no N with every seed)")
     for s in schemes:
@@ -1107,9 +1108,9 @@ def f11_section(page, runs):
             verdicts.append(f"{NAMES[s]} not yet (incomplete)")
         else:
             got = onset.get(s)
-            verdicts.append(f"{NAMES[s]} {'reproduces' if got == paper_n else 'does not reproduce'} "
-                            f"(onset {got if got else 'none up to ' + str(ns[-1])} against "
-                            f"{paper_n})")
+            said = "reproduces" if got == paper_n else "does not reproduce"
+            where = got if got else f"none up to {ns[-1]}"
+            verdicts.append(f"{NAMES[s]} {said} (onset {where} against {paper_n})")
     page.set("f11.paper_onsets", "; ".join(verdicts))
     md.append("Timeout onset (smallest N with a query timeout in any seed): " + ", ".join(
         f"{NAMES[s]} {page.values[f'f11.{s}.onset']}" for s in schemes) + ".")
