@@ -18,7 +18,7 @@
 mod pymt;
 
 use pymt::PyRandom;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Stat {
@@ -169,11 +169,7 @@ fn replicates(req: &mut Request) -> Vec<Option<f64>> {
 }
 
 pub fn run() -> Result<(), String> {
-    let mut text = String::new();
-    for line in std::io::stdin().lock().lines() {
-        text += &line.map_err(|e| format!("stdin: {e}"))?;
-        text.push('\n');
-    }
+    let text = std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}"))?;
     let mut req = parse(&text)?;
     let mut out = String::with_capacity(req.reps * 20);
     for r in replicates(&mut req) {
