@@ -321,11 +321,12 @@ def f9_quarters(page, runs, workload):
 def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(), verdicts=True):
     """Leaf-spine FCTs normalised to DCTCP-RED-Tail, with intervals (Figure 9). `planned`: the
     loads the rule plans, listed in the headline as not run until they are; `verdicts`: whether
-    the headline gives the rule's verdicts (not for the make ns3 point, a smoke test)."""
+    the headline gives the rule's verdicts (not for the make ns3 point, a smoke test).
+    Returns whether every point (the planned loads, each scheme) has all its seeds."""
     sel = [r for r in runs if r["scenario"] == "leafspine" and r["variant"] == variant
            and r["workload"] == workload and r["hosts"] == hosts]
     if not sel:
-        return
+        return False
     g = grouped(sel, ("load", "scheme"))
     loads = sorted({k[0] for k in g}, key=float)
     # The simulated window (every run: arrivals until the 667th short flow of the seed, then
@@ -431,6 +432,13 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
            for load in loads for s in schemes if 0 < len(g.get((load, s), [])) < SEEDS_WANTED]
     page.set(f"{tag}.partial", "every point run has its " + str(SEEDS_WANTED) + " seeds"
              if not few else "points with fewer seeds so far: " + ", ".join(few))
+    # Whether every point the rule plans is run with every seed: the prose's "so far" goes then.
+    whole = all(len(g.get((load, s), [])) >= SEEDS_WANTED
+                for load in set(loads) | set(planned) for s in schemes)
+    page.set(f"{tag}.coverage", "every load the rule plans, each scheme with its "
+             f"{SEEDS_WANTED} seeds" if whole else
+             "the loads run so far; the rest are rows that say not run")
+    page.set(f"{tag}.at_loads", "At every load" if whole else "At the loads run so far")
     # Where the flows are when the arrivals stop (RED-Tail, loads 0.4 and 0.8): the flows still
     # running then, by size class, for the prose's reading of the simulated window.
     after, classes = [], collections.Counter()
@@ -663,6 +671,7 @@ plot {plots}
         page.set(f"{tag}.cdf.{load}.figure",
                  f"![short-flow FCT CDF, load {load}](fig/{os.path.basename(svg)})")
     md.append("")
+    return whole
 
 
 def f10_section(page, runs, variant):
@@ -1366,9 +1375,12 @@ def main():
                 f"Model {model}: {len(runs)} runs ({page.values['runs_by_part']}), "
                 f"{wall / 3600:.1f} hours of wall time; {other} runs of other models in runs.txt "
                 "are not used (rule.md, section 6).", "", EDGE_NOTE + ".", ""]
+    whole = True
     for workload in ("web-search", "data-mining"):
-        f9_section(page, runs, "rule", workload, planned=F9_LOADS)
+        whole &= f9_section(page, runs, "rule", workload, planned=F9_LOADS)
         f9_quarters(page, runs, workload)
+    page.set("f9.rule.unreached", "" if whole else
+             ' Loads the rule plans and the sweep has not reached are rows that say "not run".')
     f9_section(page, runs, "rule", "web-search", hosts="16", tag="q", verdicts=False)
     f10_section(page, runs, "rule")
     f11_section(page, runs)
