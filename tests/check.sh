@@ -84,6 +84,9 @@ shellcheck_scripts() {
 	shellcheck -x -S warning "${files[@]}"
 }
 step "shell scripts pass shellcheck -S warning" shellcheck_scripts
+# The docs move with the code: a renamed file or heading must not leave a link dangling.
+step "tests/doc-links.py finds a missing file or heading (its selftest)" python3 tests/doc-links.py selftest
+step "every relative link and anchor of the tracked Markdown resolves" python3 tests/doc-links.py
 
 # Host tests: count what cargo test counted (its own status is read before anything else runs).
 cargo test --workspace >"$out/cargo-test.log" 2>&1
