@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `class show dev DEV`: an ecnsharp qdisc's classes, one per band, printed as iproute2's
-//! `tc class show` prints them with `q_ecnsharp.so` (text and JSON; with `-s` each band's
-//! counters and its xstats record).
+//! `class show dev DEV`: the device's classes (an ecnsharp qdisc's, one per band), printed as
+//! iproute2's `tc class show` prints them with `q_ecnsharp.so`: text, and JSON as tc 6.2 and
+//! later write it (tc 6.1 prints classes as text even with `-j`); with `-s` each class's
+//! counters and, for an ecnsharp class, its band's xstats record.
 
 use std::fmt::Write as _;
 
-use ecnsharp::report::{xstats_json, JsonSink, XstatsText};
-use ecnsharp::uapi::decode_xstats;
+use ecnsharp::report::{xstats_json, JsonSink, Value, XstatsText};
+use ecnsharp::uapi::{decode_xstats, Xstats};
 
 use crate::cli::{Ctx, Flags, EXIT_OK, EXIT_SYNTAX};
 use crate::json::JsonWriter;
-use crate::netlink::{self, Netlink};
+use crate::netlink::{self, Netlink, TC_H_ROOT};
 use crate::show::{classid, tc_size, Qdisc};
 
 /// Runs `class show dev DEV` (also `list`/`ls`, or no verb).
@@ -41,6 +42,7 @@ pub fn show<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
     };
     let mut json = JsonWriter::default();
     let mut text = String::new();
+    let mut warnings = dump.warnings;
     if flags.json {
         json.begin_top_array();
     }
@@ -49,10 +51,15 @@ pub fn show<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
         if c.ifindex != ifindex {
             continue;
         }
-        if flags.json {
-            class_json(&c, flags.stats, &mut json);
+        let x = if flags.stats {
+            band_xstats(&c, &mut warnings)
         } else {
-            text.push_str(&class_text(&c, flags.stats));
+            None
+        };
+        if flags.json {
+            class_json(&c, flags.stats, x.as_ref(), &mut json);
+        } else {
+            text.push_str(&class_text(&c, flags.stats, x.as_ref()));
         }
     }
     if flags.json {
@@ -63,21 +70,48 @@ pub fn show<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
         }
         text.push('\n');
     }
-    for w in dump.warnings {
+    for w in warnings {
         let _ = writeln!(ctx.err, "ecnsharp-tc: {w}");
     }
     let _ = ctx.out.write_all(text.as_bytes());
     EXIT_OK
 }
 
+/// An ecnsharp class's xstats record (none for another kind's class); one that cannot be read
+/// is a warning, as `qdisc show` warns.
+fn band_xstats(c: &Qdisc, warnings: &mut Vec<String>) -> Option<Xstats> {
+    let bytes = c.xstats.as_deref().filter(|_| c.kind == "ecnsharp")?;
+    decode_xstats(bytes)
+        .map_err(|e| {
+            warnings.push(format!(
+                "cannot read the xstats of class {}: {e}",
+                classid(c.handle)
+            ))
+        })
+        .ok()
+}
+
+/// tc's `root ` or `parent H:N `, then `leaf H: ` when a qdisc hangs under the class.
+fn class_place(c: &Qdisc) -> String {
+    let mut s = if c.parent == TC_H_ROOT {
+        "root ".to_string()
+    } else {
+        format!("parent {} ", classid(c.parent))
+    };
+    if c.refcnt != 0 {
+        let _ = write!(s, "leaf {:x}: ", c.refcnt >> 16);
+    }
+    s
+}
+
 /// One class as tc's text: `class KIND H:N parent H: `, then with `-s` its counters and, for an
 /// ecnsharp class, its band's lines.
-fn class_text(c: &Qdisc, stats: bool) -> String {
+fn class_text(c: &Qdisc, stats: bool, x: Option<&Xstats>) -> String {
     let mut s = format!(
-        "class {} {} parent {} \n",
+        "class {} {} {}\n",
         c.kind,
         classid(c.handle),
-        classid(c.parent)
+        class_place(c)
     );
     if !stats {
         return s;
@@ -94,19 +128,29 @@ fn class_text(c: &Qdisc, stats: bool) -> String {
         );
     }
     s.push('\n');
-    if let Some(x) = c.xstats.as_deref().and_then(|b| decode_xstats(b).ok()) {
-        let _ = writeln!(s, "{}", XstatsText(&x));
+    if let Some(x) = x {
+        let _ = writeln!(s, "{}", XstatsText(x));
     }
     s
 }
 
-/// One class as an object of tc's JSON array.
-fn class_json(c: &Qdisc, stats: bool, w: &mut JsonWriter) {
+/// One class as an object of tc's JSON array, as tc 6.2 on writes it: the counters in a
+/// `stats` object, an ecnsharp band's record in a `band` object within it (its `packets`,
+/// `bytes`, `qlen` and `backlog` are the band's own, beside tc's).
+fn class_json(c: &Qdisc, stats: bool, x: Option<&Xstats>, w: &mut JsonWriter) {
     w.begin_object(None);
     w.text("class", &c.kind);
     w.text("handle", &classid(c.handle));
-    w.text("parent", &classid(c.parent));
+    if c.parent == TC_H_ROOT {
+        w.value(Some("root"), Value::Bool(true));
+    } else {
+        w.text("parent", &classid(c.parent));
+    }
+    if c.refcnt != 0 {
+        w.text("leaf", &format!("{:#x}", c.refcnt >> 16));
+    }
     if stats {
+        w.begin_object(Some("stats"));
         if let Some((bytes, packets)) = c.basic {
             w.uint("bytes", bytes);
             w.uint("packets", packets);
@@ -118,9 +162,105 @@ fn class_json(c: &Qdisc, stats: bool, w: &mut JsonWriter) {
             w.uint("backlog", backlog.into());
             w.uint("qlen", qlen.into());
         }
-        if let Some(x) = c.xstats.as_deref().and_then(|b| decode_xstats(b).ok()) {
-            xstats_json(&x, w);
+        if let Some(x) = x {
+            w.begin_object(Some("band"));
+            xstats_json(x, w);
+            w.end_object();
         }
+        w.end_object();
     }
     w.end_object();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecnsharp::uapi::{encode_xstats, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS};
+
+    /// Band 1's class under `1:`, with its counters and xstats record.
+    fn band_class() -> Qdisc {
+        let header = XstatsHeader {
+            kind: XSTATS_KIND_CLASS,
+            first_band: 1,
+            ..XstatsHeader::default()
+        };
+        let band = XstatsBand {
+            packets: 2,
+            bytes: 3028,
+            qlen: 1,
+            ..XstatsBand::default()
+        };
+        let mut buf = [0u8; 1024];
+        let n = encode_xstats(&header, &[band], &mut buf).unwrap();
+        Qdisc {
+            kind: "ecnsharp".into(),
+            handle: 0x1_0002,
+            parent: 0x1_0000,
+            basic: Some((4542, 3)),
+            queue: Some([1, 1514, 0, 0, 0]),
+            xstats: Some(buf[..n].to_vec()),
+            ..Qdisc::default()
+        }
+    }
+
+    fn json_of(c: &Qdisc, x: Option<&Xstats>) -> String {
+        let mut w = JsonWriter::default();
+        class_json(c, true, x, &mut w);
+        w.finish()
+    }
+
+    #[test]
+    fn band_record_in_its_own_object_within_stats() {
+        let c = band_class();
+        let mut warnings = Vec::new();
+        let x = band_xstats(&c, &mut warnings);
+        assert!(warnings.is_empty() && x.is_some());
+        let j = json_of(&c, x.as_ref());
+        // tc's counters (3 segments) and the band's (2 packets) under different objects: no
+        // key written twice in one object.
+        let head = "{\"class\":\"ecnsharp\",\"handle\":\"1:2\",\"parent\":\"1:\",\"stats\":{\
+                    \"bytes\":4542,\"packets\":3,\"drops\":0,\"overlimits\":0,\"requeues\":0,\
+                    \"backlog\":1514,\"qlen\":1,\"band\":{\"band\":1,\"enqueued\":0,\
+                    \"packets\":2,\"bytes\":3028,\"qlen\":1,";
+        assert!(j.starts_with(head), "{j}");
+        assert!(j.ends_with("}}}"), "{j}");
+        let text = class_text(&c, true, x.as_ref());
+        assert!(text.starts_with("class ecnsharp 1:2 parent 1: \n Sent 4542 bytes 3 pkt"));
+        assert!(
+            text.contains("\n  enqueued 0 packets 2 bytes 3028"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn another_kinds_class_as_tc_prints_it() {
+        // htb's class at the root with a leaf qdisc 8001:, and xstats ecnsharp cannot read.
+        let c = Qdisc {
+            kind: "htb".into(),
+            handle: 0x1_0001,
+            parent: TC_H_ROOT,
+            refcnt: 0x8001_0000,
+            xstats: Some(vec![1, 2, 3]),
+            ..Qdisc::default()
+        };
+        let mut warnings = Vec::new();
+        assert!(band_xstats(&c, &mut warnings).is_none());
+        assert!(warnings.is_empty(), "not ours to read: {warnings:?}");
+        assert_eq!(
+            class_text(&c, false, None),
+            "class htb 1:1 root leaf 8001: \n"
+        );
+        assert_eq!(
+            json_of(&c, None),
+            "{\"class\":\"htb\",\"handle\":\"1:1\",\"root\":true,\"leaf\":\"0x8001\",\"stats\":{}}"
+        );
+        // An ecnsharp class whose record cannot be read says so.
+        let c = Qdisc {
+            xstats: Some(vec![1, 2, 3]),
+            ..band_class()
+        };
+        assert!(band_xstats(&c, &mut warnings).is_none());
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("cannot read the xstats of class 1:2: "));
+    }
 }

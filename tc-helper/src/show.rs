@@ -29,7 +29,7 @@ pub struct Qdisc {
     pub handle: u32,
     /// Parent classid.
     pub parent: u32,
-    /// `tcm_info`: the reference count.
+    /// `tcm_info`: a qdisc's reference count; a class's leaf qdisc (its handle), 0 for none.
     pub refcnt: u32,
     /// The `TCA_OPTIONS` payload.
     pub options: Option<Vec<u8>>,

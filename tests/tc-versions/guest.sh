@@ -8,7 +8,7 @@ new=/test/extra/$1
 old=/usr/sbin/tc
 # The second tc looks in its own LIBDIR; the plugin is where the bench put Debian's.
 export TC_LIB_DIR=/usr/lib/x86_64-linux-gnu/tc
-ktap_begin tc-versions
+ktap_begin tc-versions 10
 diag "$($new -V) against $($old -V)"
 ip link add d0 type dummy
 # No IPv6 on it: router solicitations would move the counters between two dumps.
@@ -49,6 +49,23 @@ same_class() {
 	grep -q 'sojourn p50' /tmp/new-c.txt && diff /tmp/old-c.txt /tmp/new-c.txt
 }
 check "class statistics: the same as Debian's tc" same_class
+# tc 6.1 prints classes as text even with -j; a later tc writes JSON, the class's counters in
+# "stats" and the plugin's band record in "stats.band" (its packets, bytes, qlen and backlog
+# are the band's own: flat beside tc's, each name would stand twice in one object).
+same_class_json() {
+	$new -s -j class show dev d0 >/tmp/new-c.json && ecnsharp-tc -s -j class show dev d0 >/tmp/helper-c.json || return 1
+	head -c 600 /tmp/new-c.json
+	echo
+	# Flat, .stats.band would be the band's number and .stats.band.band an error.
+	jq -e 'length == 3 and all(.[]; (.stats.packets | type) == "number" and .stats.band.band != null)' /tmp/new-c.json &&
+		jq -S . /tmp/helper-c.json >/tmp/helper-c.sorted && jq -S . /tmp/new-c.json >/tmp/new-c.sorted &&
+		diff /tmp/helper-c.sorted /tmp/new-c.sorted
+}
+if $new -j class show dev d0 | grep -q '^\['; then
+	check "class statistics -j: tc's layout, the band's record in its own object, as ecnsharp-tc writes it" same_class_json
+else
+	ktap_skip "class statistics -j" "this tc prints classes as text with -j (before 6.2)"
+fi
 refusal() {
 	$new qdisc change dev d0 root ecnsharp pst_interval 0 2>/tmp/err
 	rc=$?

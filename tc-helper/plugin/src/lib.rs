@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use ecnsharp::config::Config;
 use ecnsharp::options::{ConfigText, Options, USAGE};
 use ecnsharp::report::{options_json, xstats_json, JsonSink, Value, XstatsText};
-use ecnsharp::uapi::{decode_options, decode_xstats, OPTIONS_MAX_SIZE};
+use ecnsharp::uapi::{decode_options, decode_xstats, OPTIONS_MAX_SIZE, XSTATS_KIND_CLASS};
 
 /// What the adapter needs from tc: its JSON-aware printing, `addattr_l`, stderr.
 pub trait Tc {
@@ -110,7 +110,8 @@ pub fn print_options(payload: &[u8], tc: &mut impl Tc) -> i32 {
     0
 }
 
-/// `print_xstats`: the ecnsharp xstats as tc text lines or JSON (a `bands` array).
+/// `print_xstats`: the ecnsharp xstats as tc text lines or JSON (a `bands` array; a class's
+/// record as a `band` object).
 pub fn print_xstats(payload: &[u8], tc: &mut impl Tc) -> i32 {
     let x = match decode_xstats(payload) {
         Ok(x) => x,
@@ -120,7 +121,18 @@ pub fn print_xstats(payload: &[u8], tc: &mut impl Tc) -> i32 {
         }
     };
     if tc.is_json() {
-        xstats_json(&x, &mut TcJson(tc));
+        // tc (6.2 on) prints a class's xstats inside its "stats" object, after its own
+        // `packets`, `bytes`, `qlen` and `backlog`: the band's record, whose counters of those
+        // names count otherwise (packets, not GSO segments), goes in an object of its own.
+        let class = x.header.kind == XSTATS_KIND_CLASS;
+        let mut sink = TcJson(tc);
+        if class {
+            sink.begin_object(Some("band"));
+        }
+        xstats_json(&x, &mut sink);
+        if class {
+            sink.end_object();
+        }
         return 0;
     }
     let mut text = String::new();
@@ -660,6 +672,26 @@ mod tests {
         assert!(t.out.starts_with("{\"qlen\":false,\"marks\":2,\"throttled\":0,\"shaper_burst\":0,\"late_wakeups\":0,\"late_max\":0,\"now\":1000,\"bands\":[{\"band\":0,"), "{}", t.out);
         assert_eq!(t.out.matches("\"band\":").count(), 3);
         assert!(t.out.ends_with("\"marking_next\":null}]}"));
+        // A class's record, inside tc's "stats" object: no key of tc's written twice.
+        let class = XstatsHeader {
+            kind: XSTATS_KIND_CLASS,
+            first_band: 1,
+            ..header
+        };
+        let n = encode_xstats(&class, &[band], &mut buf).unwrap();
+        let mut t = FakeTc { json: true, ..tc() };
+        t.json_begin_object(Some("stats"));
+        t.json_value(Some("packets"), Value::Bool(false));
+        assert_eq!(print_xstats(&buf[..n], &mut t), 0);
+        t.json_end_object();
+        assert!(
+            t.out.starts_with(
+                "\"stats\":{\"packets\":false,\"band\":{\"band\":1,\"enqueued\":0,\"packets\":4,"
+            ),
+            "{}",
+            t.out
+        );
+        assert!(t.out.ends_with("}}"), "{}", t.out);
         let mut t = tc();
         assert_eq!(print_xstats(&buf[..10], &mut t), -1);
         assert_eq!(

@@ -45,7 +45,7 @@ edge_margin() {
 # 1:1 by default), "LOWER_NS COUNT" per non-empty bucket.
 hist_measured() {
 	ecnsharp-tc -s -j class show dev "$1" |
-		jq -r --arg c "${2:-1:1}" '[.[] | select(.handle == $c)][0].sojourn_hist[] | "\(.ge_ns) \(.packets)"' |
+		jq -r --arg c "${2:-1:1}" '[.[] | select(.handle == $c)][0].stats.band.sojourn_hist[] | "\(.ge_ns) \(.packets)"' |
 		sort -n
 }
 

@@ -83,7 +83,7 @@ hist_as_scheduled() {
 # hist_above NS: the packets the histogram puts at or above NS (NS a bucket edge).
 hist_above() {
 	ecnsharp-tc -s -j class show dev $Q | jq -r --argjson t "$1" \
-		'[.[] | select(.handle == "1:1")][0].sojourn_hist | [.[] | select(.ge_ns >= $t) | .packets] | add // 0'
+		'[.[] | select(.handle == "1:1")][0].stats.band.sojourn_hist | [.[] | select(.ge_ns >= $t) | .packets] | add // 0'
 }
 
 { pg_pair && quiet_pair; } || { ktap_not_ok "test network"; ktap_end; exit 1; }

@@ -12,11 +12,12 @@ N=200
 pg_pair && quiet_pair || { ktap_not_ok "test network"; ktap_end; exit 1; }
 
 # tc 6.1 prints classes as text even with -j: the JSON comes from ecnsharp-tc (checked below to
-# print the same text as tc).
+# print the same text as tc), laid out as tc 6.2 on writes it: the class's counters in `.stats`,
+# its band's xstats record in `.stats.band`.
 # classes DEV: the class handles of DEV, one per line.
 classes() { tc class show dev "$1" | awk '$1 == "class" && $2 == "ecnsharp" { print $3 }'; }
-# cstat DEV HANDLE KEY: a field of one class.
-cstat() { ecnsharp-tc -s -j class show dev "$1" | jq -r ".[] | select(.handle == \"$2\") | .$3"; }
+# cstat DEV HANDLE KEY: a field of one class's band record.
+cstat() { ecnsharp-tc -s -j class show dev "$1" | jq -r ".[] | select(.handle == \"$2\") | .stats.band.$3"; }
 rx_udp() { snmp_counter rcv Udp NoPorts; }
 send_udp() { pg_send $N 500 "tos 02" "$@" && wait_drained $Q 30; }
 
@@ -38,8 +39,8 @@ send_udp "skb_priority 6"
 send_udp "skb_priority 0"
 await_count $((u0 + 2 * N)) rx_udp
 check "all $((2 * N)) packets delivered" test $(($(rx_udp) - u0)) = $((2 * N))
-sum_pkts=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .packets] | add')
-sum_bytes=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .bytes] | add')
+sum_pkts=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .stats.packets] | add')
+sum_bytes=$(ecnsharp-tc -s -j class show dev $Q | jq '[.[] | select(.class == "ecnsharp") | .stats.bytes] | add')
 check "class packets sum to the qdisc's" test "$sum_pkts" = "$(qstat $Q packets)"
 check "class bytes sum to the qdisc's" test "$sum_bytes" = "$(qstat $Q bytes)"
 check "class 1:1 carried priority 6 (band 0)" test "$(cstat $Q 1:1 packets)" = $N
@@ -47,7 +48,7 @@ check "class 1:2 carried priority 0 (band 1)" test "$(cstat $Q 1:2 packets)" = $
 # Marks themselves depend on how long pktgen's burst sat queued (hundreds of ms on a debug guest),
 # so the check is on the shape: five causes, numbers, and every mark has at least one cause.
 check "class xstats: band number and marks by cause present" sh -c \
-	"ecnsharp-tc -s -j class show dev $Q | jq -e '.[] | select(.handle == \"1:2\") | .band == 1
+	"ecnsharp-tc -s -j class show dev $Q | jq -e '.[] | select(.handle == \"1:2\") | .stats.band | .band == 1
 		and (.marks_by_cause | length) == 5 and all(.marks_by_cause[]; type == \"number\")
 		and ([.marks_by_cause[]] | add) >= .marks' >/dev/null"
 check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xstats)" sh -c \
@@ -62,13 +63,13 @@ check "ecnsharp-tc class show prints what tc prints (text, with the plugin's xst
 tc qdisc del dev $Q root
 tc qdisc add dev $Q root handle 1: ecnsharp bands 3 rate 2400kbit
 send_udp "skb_priority 0"
-H=$(ecnsharp-tc -s -j class show dev $Q | jq -c '.[] | select(.handle == "1:2")')
+H=$(ecnsharp-tc -s -j class show dev $Q | jq -c '.[] | select(.handle == "1:2") | .stats.band')
 diag "class 1:2: packets $(echo "$H" | jq .packets) sojourn max $(echo "$H" | jq .sojourn_max)us p50 $(echo "$H" | jq .sojourn_p50)us p99 $(echo "$H" | jq .sojourn_p99)us"
 diag "class 1:2 histogram: $(echo "$H" | jq -c '[.sojourn_hist[] | [.ge_ns, .packets]]')"
 check "histogram: its counts add up to the class's $N packets" \
 	test "$(echo "$H" | jq '[.sojourn_hist[].packets] | add')" = "$N"
 check "histogram: the other classes recorded nothing" sh -c \
-	"ecnsharp-tc -s -j class show dev $Q | jq -e '[.[] | select(.handle != \"1:2\") | .sojourn_hist | length] == [0, 0] and ([.[] | select(.handle != \"1:2\") | .sojourn_p99] == [null, null])' >/dev/null"
+	"ecnsharp-tc -s -j class show dev $Q | jq -e '[.[] | select(.handle != \"1:2\") | .stats.band.sojourn_hist | length] == [0, 0] and ([.[] | select(.handle != \"1:2\") | .stats.band.sojourn_p99] == [null, null])' >/dev/null"
 # p99 as the buckets give it: the upper edge of the bucket holding packet ceil(0.99 N), capped by
 # the maximum (JSON times are whole microseconds).
 p99_us=$(echo "$H" | jq '.sojourn_p99')

@@ -70,7 +70,7 @@ late_us() { qstat $Q late_max | awk '{ printf "%d\n", $1 }'; }
 # above it) and how many may have (their bucket reaches above it): "LO HI".
 hist_bounds() {
 	ecnsharp-tc -s -j class show dev $Q | jq -r --argjson t "$(($1 * 1000))" '
-		[.[] | select(.handle == "1:1")][0].sojourn_hist as $h |
+		[.[] | select(.handle == "1:1")][0].stats.band.sojourn_hist as $h |
 		"\([$h[] | select(.ge_ns > $t) | .packets] | add // 0) \([$h[] | select((.lt_ns // 1e18) > $t) | .packets] | add // 0)"'
 }
 # ins_near GOT TARGET_US COUNT [STRAYS]: GOT (instantaneous marks, or what stands for them: passed
@@ -303,7 +303,7 @@ check "prob: burst" burst 60 "tos 02"
 # and upper edge: the marks are a sum of independent draws whose probabilities lie between
 # those, so they stay within 4 standard deviations (+1) of that range however late the timer.
 read -r mlo mhi sd <<EOT
-$(ecnsharp-tc -s -j class show dev $Q | jq -r '[.[] | select(.handle == "1:1")][0].sojourn_hist[] |
+$(ecnsharp-tc -s -j class show dev $Q | jq -r '[.[] | select(.handle == "1:1")][0].stats.band.sojourn_hist[] |
 	"\(.ge_ns) \(.lt_ns // .ge_ns) \(.packets)"' | awk '
 	function p(ns) { us = ns / 1000; return (us < 20000) ? 0 : (us > 200000 ? 1 : (us - 20000) / 180000) }
 	function root(x,  r, i) { if (x <= 0) return 0; r = x; for (i = 0; i < 40; i++) r = (r + x / r) / 2; return r }
