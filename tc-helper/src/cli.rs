@@ -105,13 +105,18 @@ impl<N: Netlink> Ctx<'_, N> {
     }
 }
 
-/// tc's `get_qdisc_handle`: `1:` or `1` (hex major), or `none`.
+/// tc's `get_qdisc_handle`: `1:` or `1` (hex major, `0x` allowed), or `none`; as tc, whatever
+/// follows the colon is ignored (`1:0` is `1:`).
 fn qdisc_handle(word: &str) -> Option<u32> {
     if word == "none" {
         return Some(0);
     }
-    let major = word.strip_suffix(':').unwrap_or(word);
-    let major = u32::from_str_radix(major, 16)
+    let major = word.split_once(':').map_or(word, |(major, _)| major);
+    let digits = major
+        .strip_prefix("0x")
+        .or_else(|| major.strip_prefix("0X"))
+        .unwrap_or(major);
+    let major = u32::from_str_radix(digits, 16)
         .ok()
         .filter(|m| *m < 0x1_0000)?;
     Some(major << 16)
@@ -314,6 +319,11 @@ fn qdisc<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> i32
                 i += 2;
             }
             ("handle", Some(v)) => {
+                if target.handle != 0 {
+                    // tc's duparg("handle", *argv), said before it reads the value.
+                    return ctx
+                        .usage("Error: duplicate \"handle\": \"handle\" is the second value.");
+                }
                 let Some(h) = qdisc_handle(v) else {
                     return ctx.usage(&format!(
                         "Error: argument \"{v}\" is wrong: invalid qdisc ID"
@@ -464,6 +474,10 @@ fn show_qdiscs<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) 
         .filter_map(|i| ctx.nl.ifname(i))
         .collect();
     if !missing.is_empty() {
+        // A message that could not be read also leaves its device without a qdisc: say why first.
+        for w in &dump.warnings {
+            let _ = writeln!(ctx.err, "ecnsharp-tc: {w}");
+        }
         let _ = writeln!(
             ctx.err,
             "Error: the kernel's qdisc dump was cut: no qdisc for {} (a message too large for \
@@ -723,6 +737,7 @@ mod tests {
             "qdisc add dev veth0 parent 1:2:3",
             "qdisc add dev veth0 root root",
             "qdisc add dev veth0 dev veth0",
+            "qdisc add dev veth0 handle 1: handle 2: root",
             "qdisc add root",
             "qdisc frob dev veth0",
             "qdisc del dev veth0 root limit 5",
@@ -750,7 +765,13 @@ mod tests {
         assert_eq!(qdisc_handle("ffff"), Some(0xffff_0000));
         assert_eq!(qdisc_handle("none"), Some(0));
         assert_eq!(qdisc_handle("10000:"), None);
-        assert_eq!(qdisc_handle("1:2"), None);
+        // tc ignores what follows the colon, and strtoul takes a 0x.
+        assert_eq!(qdisc_handle("1:2"), Some(0x1_0000));
+        assert_eq!(qdisc_handle("1:0"), Some(0x1_0000));
+        assert_eq!(qdisc_handle("0x1f:"), Some(0x1f_0000));
+        assert_eq!(qdisc_handle(":1"), None);
+        assert_eq!(qdisc_handle(""), None);
+        assert_eq!(qdisc_handle("-1"), None);
         assert_eq!(tc_classid("1:2"), Some(0x1_0002));
         assert_eq!(tc_classid("a:"), Some(0xa_0000));
         assert_eq!(tc_classid(":b"), Some(0xb));
@@ -870,6 +891,20 @@ mod tests {
         k.answers.push_back(recorded_dump(1));
         let (code, out, _) = run_on(&mut k, "qdisc show dev d0");
         assert_eq!((code, out.as_str()), (0, ""));
+        // d0's message there but unreadable (shorter than a tcmsg): why, then the cut.
+        k.up = vec![1, 3, 7];
+        let mut d = recorded_dump(1);
+        let end = d.split_off(d.len() - done(1).len());
+        d.extend(message(36, 2, 1, &[0; 4]));
+        d.extend(end);
+        k.answers.push_back(d);
+        let (code, _, err) = run_on(&mut k, "qdisc show");
+        assert_eq!(code, EXIT_KERNEL);
+        let (why, cut) = (
+            err.find("skipped a qdisc message"),
+            err.find("dump was cut"),
+        );
+        assert!(why.is_some() && why < cut, "{err}");
     }
 
     #[test]
