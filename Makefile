@@ -72,7 +72,9 @@ BASH_COMPLETION_COMPAT_DIR ?= /etc/bash_completion.d
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 MODULE ?= sch_ecnsharp.ko
-KVER ?= $(shell modinfo -F vermagic $(MODULE) 2>/dev/null | cut -d' ' -f1)
+# modinfo is in /sbin, which a user's PATH (or root's after su without -) may lack.
+KVER ?= $(shell { modinfo -F vermagic $(MODULE) || /sbin/modinfo -F vermagic $(MODULE); } 2>/dev/null | \
+	cut -d' ' -f1)
 MODULE_DIR ?= /lib/modules/$(KVER)/updates
 INSTALL_MODULE ?= 1
 MANIFEST := $(PREFIX)/share/ecnsharp/manifest
@@ -195,6 +197,9 @@ install:
 	@if [ "$(INSTALL_MODULE)" = 1 ] && [ ! -f "$(MODULE)" ]; then echo "error: $(MODULE) is" \
 		"not built: run 'make' first, as your user (make install only copies), or install" \
 		"without the module: make install INSTALL_MODULE=0"; exit 1; fi
+	@if [ "$(INSTALL_MODULE)" = 1 ] && [ -z "$(KVER)" ]; then echo "error: cannot tell the kernel" \
+		"release $(MODULE) was built for (modinfo, of the kmod package, not found?): give" \
+		"KVER=RELEASE, or install without the module: make install INSTALL_MODULE=0"; exit 1; fi
 	@DESTDIR="$(DESTDIR)" KVER="$(KVER)" pkg/install.sh install "$(MANIFEST)" $(INSTALL_FILES)
 
 uninstall:
@@ -209,9 +214,14 @@ DKMS_FILES = Makefile dkms.conf Cargo.toml LICENSE COPYING pkg/module-toolchain.
 dkms-add:
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"' dkms.conf || { echo "error: dkms.conf is not" \
 		"for version $(VERSION)"; exit 1; }
+	@! grep -qs '^file [0-7]* .*/sch_ecnsharp\.ko$$' "$(DESTDIR)$(MANIFEST)" || { echo "error:" \
+		"make install put sch_ecnsharp.ko in /lib/modules/*/updates, where DKMS would leave it" \
+		"(unversioned, it counts as new as DKMS's): run 'sudo make uninstall' first, then" \
+		"'sudo make install INSTALL_MODULE=0'"; exit 1; }
 	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
 	cp -a --parents $(DKMS_FILES) "$(DKMS_SRC)/"
-	@if [ -z "$(DESTDIR)" ]; then dkms add -m ecnsharp -v $(VERSION); fi
+	@if [ -z "$(DESTDIR)" ] && [ -z "$$(dkms status -m ecnsharp -v $(VERSION) 2>/dev/null)" ]; then \
+		dkms add -m ecnsharp -v $(VERSION); fi
 
 dkms-remove:
 	-dkms remove -m ecnsharp -v $(VERSION) --all

@@ -20,6 +20,12 @@
 set -eu
 
 kdir=${1:?usage: module-toolchain.sh KDIR}
+# A kernel's postinst run by a service (unattended-upgrades under systemd, no User=) may give
+# DKMS no HOME: the user's own from passwd, which rustup and cargo's ~/.cargo need too.
+if [ -z "${HOME:-}" ]; then
+	HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+	export HOME
+fi
 conf=${ECNSHARP_BUILD_CONF:-/etc/ecnsharp/build.conf}
 # The environment wins over the file: keep what was given.
 given_rustc=${RUSTC:-}
@@ -31,6 +37,9 @@ if [ -f "$conf" ]; then
 	given_rustc=${given_rustc:-${RUSTC:-}}
 	given_toolchain=${given_toolchain:-${RUSTUP_TOOLCHAIN:-}}
 	given_bindgen=${given_bindgen:-${BINDGEN:-}}
+	# Sourcing sets shell variables only: rustup and cargo read these from their environment.
+	[ -z "${RUSTUP_HOME:-}" ] || export RUSTUP_HOME
+	[ -z "${CARGO_HOME:-}" ] || export CARGO_HOME
 fi
 # rustup and cargo-installed tools live in ~/.cargo/bin, which root's PATH under DKMS lacks.
 cargo_bin=${CARGO_HOME:-$HOME/.cargo}/bin

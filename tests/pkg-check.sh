@@ -52,7 +52,29 @@ check "dkms.conf: MAKE is the Makefile's module target, with KDIR" dkms_make_tar
 check "dkms.conf: no deprecated key (CLEAN, REMAKE_INITRD, MODULES_CONF...)" dkms_no_deprecated_keys
 check "dkms.conf: PACKAGE_VERSION is the workspace's version" dkms_version
 check "dkms.conf: kernels without CONFIG_RUST are excluded" grep -qx 'BUILD_EXCLUSIVE_CONFIG="CONFIG_RUST"' dkms.conf
+dkms_kernels_as_kbuild() {
+	# DKMS tests BUILD_EXCLUSIVE_KERNEL with bash's =~ against the kernel's release; Kbuild
+	# refuses by VERSION.PATCHLEVEL.SUBLEVEL. Both must take the same kernels.
+	local re rel v p s out refused excluded bad=0
+	re=$(conf BUILD_EXCLUSIVE_KERNEL)
+	[ -n "$re" ] || { echo "no BUILD_EXCLUSIVE_KERNEL"; return 1; }
+	for rel in 6.1.0-28-amd64 6.6.63 6.12.0 6.12.9 6.12.28 6.12.29 6.12.30 6.12.99 6.12.117 \
+		6.12.29+deb13-amd64 6.12.3-rt 6.13.0 6.13.12 6.14.11 6.15.0 6.15.9 6.19.2 6.20.1 \
+		6.100.0 7.0.0 7.4.1-arch1 10.1.0; do
+		IFS=.- read -r v p s _ <<<"$rel"
+		s=${s%%[!0-9]*}
+		refused=no
+		# make fails either way here (no kernel tree): its message says whether Kbuild refused.
+		out=$(make -s -f Kbuild -n VERSION="$v" PATCHLEVEL="$p" SUBLEVEL="$s" 2>&1)
+		grep -q 'needs Linux' <<<"$out" && refused=yes
+		excluded=yes
+		[[ $rel =~ $re ]] && excluded=no
+		[ "$refused" = "$excluded" ] || { echo "$rel: Kbuild refuses: $refused, DKMS skips: $excluded"; bad=1; }
+	done
+	return "$bad"
+}
 check "make dkms-add stages the module's sources only" dkms_sources_complete
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL skips exactly the kernels Kbuild refuses" dkms_kernels_as_kbuild
 
 # --- the module's toolchain: the kernel's own rustc, bindgen, LLVM ---------------------------
 # A fake kernel tree whose Makefile prints what kbuild was given, instead of building.
@@ -168,6 +190,26 @@ build_conf_for_dkms() {
 	out=$(ECNSHARP_BUILD_CONF=$tmp/build.conf mk KDIR="$tmp/k-185") || { echo "$out"; return 1; }
 	grep -qF '(RUSTUP_TOOLCHAIN=1.85.0)' <<<"$out" || { echo "$out"; return 1; }
 }
+build_conf_homes_reach_rustup() {
+	# A system-wide rustup (RUSTUP_HOME in build.conf) is found: the file's variables are
+	# exported to rustup, which here lists its toolchains only under that RUSTUP_HOME.
+	local fb=$tmp/fakebin-home out
+	mkdir -p "$fb"
+	printf '#!/bin/sh\n[ "$RUSTUP_HOME" = %s ] || { echo "no toolchains here" >&2; exit 1; }\nexec %s "$@"\n' \
+		"$tmp/rustup-home" "$fakebin/rustup" >"$fb/rustup"
+	chmod +x "$fb/rustup"
+	printf 'RUSTUP_HOME=%s\n' "$tmp/rustup-home" >"$tmp/build-home.conf"
+	out=$(env -u RUSTUP_HOME -u RUSTC -u RUSTUP_TOOLCHAIN ECNSHARP_BUILD_CONF="$tmp/build-home.conf" \
+		PATH="$fb:$fakebin:$PATH" make -s --no-print-directory module KDIR="$tmp/k-185" 2>&1) || { echo "$out"; return 1; }
+	grep -qF '(rustup toolchain 1.85.0-x86_64-unknown-linux-gnu)' <<<"$out" || { echo "$out"; return 1; }
+}
+without_home() {
+	# DKMS under a service without HOME: the build goes on (HOME from passwd).
+	local out
+	out=$(env -u HOME -u RUSTC -u RUSTUP_TOOLCHAIN PATH="$fakebin:$PATH" make -s --no-print-directory module KDIR="$tmp/k-185" 2>&1) ||
+		{ echo "$out"; return 1; }
+	grep -qF '(rustup toolchain 1.85.0-x86_64-unknown-linux-gnu)' <<<"$out" || { echo "$out"; return 1; }
+}
 make_without_kernel_builds_tools() {
 	# `make` with no kernel tree: the tools (cargo stood in by `true`), then how to get the module.
 	local bin=$tmp/tools out
@@ -189,6 +231,8 @@ check "RUSTC from the environment or the command line reaches kbuild; another is
 check "make module checks bindgen: missing, or older than the kernel's minimum" bindgen_checked
 check "make module checks the kernel's compiler: clang and lld for a clang-built kernel" compiler_checked
 check "/etc/ecnsharp/build.conf (ECNSHARP_BUILD_CONF) names a toolchain for DKMS" build_conf_for_dkms
+check "build.conf's RUSTUP_HOME reaches rustup (a system-wide rustup)" build_conf_homes_reach_rustup
+check "make module runs without HOME (DKMS under a service), HOME from passwd" without_home
 check "make with no Rust kernel tree builds the tools and says how to build the module" make_without_kernel_builds_tools
 
 # --- make install / uninstall into a staging root --------------------------------------------
@@ -215,6 +259,11 @@ install_needs_make_first() {
 	out=$(make -s install DESTDIR="$stage" MODULE="$tmp/nothing.ko" 2>&1) && return 1
 	grep -q "not built: run 'make' first" <<<"$out" || { echo "$out"; return 1; }
 	[ ! -e "$stage" ] || { echo "something was copied"; find "$stage"; return 1; }
+	# A module whose kernel release cannot be told (not a module: modinfo fails) and no KVER:
+	# refused before anything is copied (the module would go to /lib/modules//updates).
+	out=$(make -s install DESTDIR="$stage" TOOLS_DIR="$art" MODULE="$art/sch_ecnsharp.ko" 2>&1) && return 1
+	grep -q "cannot tell the kernel release" <<<"$out" || { echo "$out"; return 1; }
+	[ ! -e "$stage" ] || { echo "something was copied"; find "$stage"; return 1; }
 }
 installs_the_manifest() {
 	inst install >/dev/null || return 1
@@ -238,6 +287,12 @@ reinstall_keeps_records() {
 	inst install INSTALL_MODULE=0 >/dev/null &&
 		grep -q 'updates/sch_ecnsharp.ko$' "$stage/usr/local/share/ecnsharp/manifest"
 }
+dkms_add_refuses_installed_module() {
+	# The manifest still lists the module (reinstall_keeps_records): DKMS would leave it in place.
+	local out
+	out=$(make -s dkms-add DESTDIR="$stage" PREFIX=/usr/local 2>&1) && { echo "$out"; return 1; }
+	grep -qF "run 'sudo make uninstall' first" <<<"$out" && [ ! -e "$stage/usr/src" ] || { echo "$out"; return 1; }
+}
 uninstall_leaves_nothing() {
 	inst uninstall >/dev/null || return 1
 	[ -z "$(ls -A "$stage")" ] || { find "$stage"; return 1; }
@@ -250,9 +305,10 @@ uninstall_keeps_foreign_files() {
 		[ "$(cd "$stage" && find . -type f)" = ./usr/local/bin/other-tool ]
 }
 check "make install never builds (no cargo, rustc or kbuild in its recipe)" install_never_builds
-check "make install without built artifacts fails, telling to run make first, copying nothing" install_needs_make_first
+check "make install without built artifacts, or without the module's kernel release, fails before copying anything" install_needs_make_first
 check "make install DESTDIR=...: every file listed in the manifest, nothing else" installs_the_manifest
 check "make install again keeps what the first install recorded" reinstall_keeps_records
+check "make dkms-add refuses while make install's module is in place" dkms_add_refuses_installed_module
 check "make uninstall DESTDIR=...: nothing left, and a second uninstall is a no-op" uninstall_leaves_nothing
 uninstall_names_the_prefix() {
 	# An install with PREFIX=/usr, an uninstall with the default PREFIX: fails, naming /usr.

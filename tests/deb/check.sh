@@ -94,9 +94,19 @@ dkms_builds() {
 	[ -f "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ]
 }
 dkms_skips_plain_kernel() {
+	# A release Kbuild would take (6.15): only the missing CONFIG_RUST excludes it.
 	mkdir -p "$tmp/plain" && echo '# CONFIG_RUST is not set' >"$tmp/plain/.config"
 	local out rc
-	out=$(dkms_ build -m ecnsharp -v "$version" -k 6.1.0-plain --kernelsourcedir "$tmp/plain" 2>&1)
+	out=$(dkms_ build -m ecnsharp -v "$version" -k 6.15.0-plain --kernelsourcedir "$tmp/plain" 2>&1)
+	rc=$?
+	echo "$out"
+	[ "$rc" -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' <<<"$out"
+}
+dkms_skips_refused_release() {
+	# A Rust kernel Kbuild refuses (6.13): a skip, where a build would fail the kernel's postinst.
+	mkdir -p "$tmp/k613" && echo 'CONFIG_RUST=y' >"$tmp/k613/.config"
+	local out rc
+	out=$(dkms_ build -m ecnsharp -v "$version" -k 6.13.0-rust --kernelsourcedir "$tmp/k613" 2>&1)
 	rc=$?
 	echo "$out"
 	[ "$rc" -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' <<<"$out"
@@ -107,6 +117,7 @@ if [ -z "$kver" ]; then
 fi
 check "dkms builds sch_ecnsharp.ko for the bench kernel ($kver) from ecnsharp-dkms's sources" dkms_builds
 check "dkms skips a kernel without CONFIG_RUST (BUILD_EXCLUSIVE_CONFIG, status 77)" dkms_skips_plain_kernel
+check "dkms skips a Rust kernel Kbuild refuses, 6.13 (BUILD_EXCLUSIVE_KERNEL, status 77)" dkms_skips_refused_release
 ko=$dk/tree/ecnsharp/$version/$kver/x86_64/module/sch_ecnsharp.ko
 [ -f "$ko" ] || finish
 
