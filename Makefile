@@ -214,7 +214,7 @@ DKMS_FILES = Makefile dkms.conf Cargo.toml LICENSE COPYING pkg/module-toolchain.
 dkms-add:
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"' dkms.conf || { echo "error: dkms.conf is not" \
 		"for version $(VERSION)"; exit 1; }
-	@! grep -qs '^file [0-7]* .*/sch_ecnsharp\.ko$$' "$(DESTDIR)$(MANIFEST)" || { echo "error:" \
+	@! grep -qsE '^file [0-7]+ [^ ]*/sch_ecnsharp\.ko( |$$)' "$(DESTDIR)$(MANIFEST)" || { echo "error:" \
 		"make install put sch_ecnsharp.ko in /lib/modules/*/updates, where DKMS would leave it" \
 		"(unversioned, it counts as new as DKMS's): run 'sudo make uninstall' first, then" \
 		"'sudo make install INSTALL_MODULE=0'"; exit 1; }
@@ -224,6 +224,9 @@ dkms-add:
 		dkms add -m ecnsharp -v $(VERSION); fi
 
 dkms-remove:
+	@if [ -z "$(DESTDIR)" ] && command -v dpkg-query >/dev/null && \
+		owner=$$(dpkg-query -S "$(DKMS_SRC)" 2>/dev/null); then echo "error: $(DKMS_SRC) belongs to" \
+		"the package $${owner%%:*}: apt remove $${owner%%:*}"; exit 1; fi
 	-dkms remove -m ecnsharp -v $(VERSION) --all
 	rm -rf "$(DKMS_SRC)"
 

@@ -12,12 +12,15 @@
 #       depmod.
 #   install.sh uninstall MANIFEST
 #       Remove exactly what MANIFEST lists: the files, then the directories the install created
-#       if they are empty, then MANIFEST; run depmod again if a module was removed. Without
+#       if they are empty, then MANIFEST; run depmod again if a module was removed. A file that
+#       changed since (its checksum is none the install recorded) or that a Debian package now
+#       owns (dpkg-query -S, without DESTDIR) is someone else's, and stays. Without
 #       MANIFEST, look for the manifest of another prefix (those installs recorded in
 #       /var/lib/ecnsharp/manifests, then /usr/local, /usr, /opt/ecnsharp, ~/.local): if there
 #       is one, name the PREFIX to uninstall with and fail; if there is none, nothing to do.
 #
-# MANIFEST lines: `file MODE PATH`, `dir PATH`, `depmod KVER` (paths without DESTDIR, no spaces).
+# MANIFEST lines: `file MODE PATH SUM` (SUM: see sum_of; manifests written before it have none),
+# `dir PATH`, `depmod KVER` (paths without DESTDIR, no spaces).
 set -eu
 
 die() {
@@ -71,6 +74,23 @@ unregister() {
 	done
 }
 
+# sum_of FILE: the first 16 hex digits of its SHA-256 (sha256sum: coreutils, and busybox's
+# applet in the bench's guest, which has no cksum).
+sum_of() { sha256sum <"$1" | cut -c1-16; }
+
+# foreign PATH SUMS: whether the file at $DESTDIR$PATH is not the one an install copied there:
+# changed since (SUMS, the sums recorded for it, holds none of its sum), or owned by a Debian
+# package (a real install only). With no sum recorded (an older manifest), it is ours.
+foreign() {
+	if [ -n "$2" ]; then
+		case " $2 " in
+		*" $(sum_of "$DESTDIR$1") "*) ;;
+		*) return 0 ;;
+		esac
+	fi
+	[ -z "$DESTDIR" ] && command -v dpkg-query >/dev/null 2>&1 && dpkg-query -S "$1" >/dev/null 2>&1
+}
+
 do_install() {
 	manifest=$1
 	shift
@@ -91,7 +111,7 @@ do_install() {
 		cp "$src" "$DESTDIR$dst.tmp.$$"
 		chmod "$mode" "$DESTDIR$dst.tmp.$$"
 		mv -f "$DESTDIR$dst.tmp.$$" "$DESTDIR$dst"
-		echo "file $mode $dst" >>"$new"
+		echo "file $mode $dst $(sum_of "$DESTDIR$dst")" >>"$new"
 		echo "install $DESTDIR$dst"
 		case "$dst" in
 		*.ko)
@@ -146,13 +166,18 @@ do_uninstall() {
 		echo "install.sh: nothing to uninstall: no $DESTDIR$manifest, and no install at another prefix"
 		return 0
 	fi
-	# Files first, then directories innermost first (the reverse of their creation order).
-	awk '$1 == "file" { print $3 }' "$DESTDIR$manifest" | while read -r path; do
-		if [ -e "$DESTDIR$path" ] || [ -L "$DESTDIR$path" ]; then
-			rm -f "$DESTDIR$path"
-			echo "remove $DESTDIR$path"
-		fi
-	done
+	# Files first (each with the sums its installs recorded), then directories innermost first
+	# (the reverse of their creation order).
+	awk '$1 == "file" { if (!($3 in s)) order[n++] = $3; s[$3] = s[$3] " " $4 }
+		END { for (i = 0; i < n; i++) print order[i] s[order[i]] }' "$DESTDIR$manifest" |
+		while read -r path sums; do
+			if [ -L "$DESTDIR$path" ] || { [ -e "$DESTDIR$path" ] && ! foreign "$path" "$sums"; }; then
+				rm -f "$DESTDIR$path"
+				echo "remove $DESTDIR$path"
+			elif [ -e "$DESTDIR$path" ]; then
+				echo "keep $DESTDIR$path: not the file installed there (changed since, or a package's)"
+			fi
+		done
 	rm -f "$DESTDIR$manifest"
 	echo "remove $DESTDIR$manifest"
 	[ -n "$DESTDIR" ] || unregister "$manifest"

@@ -285,13 +285,22 @@ installs_the_manifest() {
 reinstall_keeps_records() {
 	# A second install without the module must still let uninstall remove the first one's.
 	inst install INSTALL_MODULE=0 >/dev/null &&
-		grep -q 'updates/sch_ecnsharp.ko$' "$stage/usr/local/share/ecnsharp/manifest"
+		grep -qE 'updates/sch_ecnsharp\.ko( |$)' "$stage/usr/local/share/ecnsharp/manifest"
 }
 dkms_add_refuses_installed_module() {
 	# The manifest still lists the module (reinstall_keeps_records): DKMS would leave it in place.
 	local out
 	out=$(make -s dkms-add DESTDIR="$stage" PREFIX=/usr/local 2>&1) && { echo "$out"; return 1; }
 	grep -qF "run 'sudo make uninstall' first" <<<"$out" && [ ! -e "$stage/usr/src" ] || { echo "$out"; return 1; }
+}
+dkms_remove_leaves_package_sources() {
+	# Sources a Debian package owns (a stand-in dpkg-query says so) are apt's to remove. A
+	# version no install has, so that nothing real is touched if the guard failed.
+	local fb=$tmp/fake-dpkg-src out
+	mkdir -p "$fb"
+	printf '#!/bin/sh\necho "ecnsharp-dkms: $2"\n' >"$fb/dpkg-query" && chmod +x "$fb/dpkg-query"
+	out=$(PATH="$fb:$PATH" make -s dkms-remove VERSION=0.0.0-pkgcheck 2>&1) && { echo "$out"; return 1; }
+	grep -qF 'belongs to the package ecnsharp-dkms: apt remove ecnsharp-dkms' <<<"$out" || { echo "$out"; return 1; }
 }
 uninstall_leaves_nothing() {
 	inst uninstall >/dev/null || return 1
@@ -309,6 +318,7 @@ check "make install without built artifacts, or without the module's kernel rele
 check "make install DESTDIR=...: every file listed in the manifest, nothing else" installs_the_manifest
 check "make install again keeps what the first install recorded" reinstall_keeps_records
 check "make dkms-add refuses while make install's module is in place" dkms_add_refuses_installed_module
+check "make dkms-remove leaves sources a Debian package owns" dkms_remove_leaves_package_sources
 check "make uninstall DESTDIR=...: nothing left, and a second uninstall is a no-op" uninstall_leaves_nothing
 uninstall_names_the_prefix() {
 	# An install with PREFIX=/usr, an uninstall with the default PREFIX: fails, naming /usr.
@@ -331,6 +341,25 @@ uninstall_finds_any_prefix() {
 	# The registry goes, and the directories made for it (here $tmp/var/lib and $tmp/var).
 	ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh uninstall "$p/share/ecnsharp/manifest" >/dev/null &&
 		[ ! -e "$tmp/var" ] && [ ! -e "$p/bin/ecnsharp-tc" ]
+}
+uninstall_keeps_others_files() {
+	# After the install, one file changed and dpkg claims another (a stand-in dpkg-query):
+	# both stay, the third goes. A manifest of before the sums (no fourth field) still removes.
+	local reg=$tmp/reg-keep p=$tmp/keep fb=$tmp/fake-dpkg out
+	mkdir -p "$fb"
+	printf '#!/bin/sh\n[ "$2" = %s ] && echo "ecnsharp-tools: $2"\n' "$p/lib/q_ecnsharp.so" >"$fb/dpkg-query"
+	chmod +x "$fb/dpkg-query"
+	ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh install "$p/share/ecnsharp/manifest" \
+		"0755:$art/ecnsharp-tc:$p/bin/ecnsharp-tc" "0644:$art/libq_ecnsharp.so:$p/lib/q_ecnsharp.so" \
+		"0644:$art/completions/_ecnsharp-tc:$p/zsh/_ecnsharp-tc" >/dev/null || return 1
+	echo "another build" >"$p/bin/ecnsharp-tc"
+	out=$(PATH="$fb:$PATH" ECNSHARP_REGISTRY_DIR=$reg pkg/install.sh uninstall "$p/share/ecnsharp/manifest") ||
+		{ echo "$out"; return 1; }
+	[ -f "$p/bin/ecnsharp-tc" ] && [ -f "$p/lib/q_ecnsharp.so" ] && [ ! -e "$p/zsh" ] &&
+		[ "$(grep -c '^keep ' <<<"$out")" = 2 ] || { echo "$out"; find "$p"; return 1; }
+	mkdir -p "$tmp/old/share/ecnsharp" "$tmp/old/bin" && echo x >"$tmp/old/bin/tool"
+	echo "file 0755 /bin/tool" >"$tmp/old/share/ecnsharp/manifest"
+	DESTDIR=$tmp/old pkg/install.sh uninstall /share/ecnsharp/manifest >/dev/null && [ ! -e "$tmp/old/bin/tool" ]
 }
 debian_install_lists() {
 	# debian/rules stages with make install; the .install files must claim every staged file
@@ -355,6 +384,7 @@ debian_install_lists() {
 	done
 }
 check "make uninstall leaves files it did not install" uninstall_keeps_foreign_files
+check "make uninstall keeps a file changed since, or one a Debian package owns; old manifests still work" uninstall_keeps_others_files
 check "debian/*.install claim every file make install stages for the packages" debian_install_lists
 check "make uninstall with another PREFIX than the install's fails, naming the install's" uninstall_names_the_prefix
 check "uninstall finds a recorded install at any prefix; the record goes with it" uninstall_finds_any_prefix

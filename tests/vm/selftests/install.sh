@@ -38,7 +38,7 @@ staged_files() {
 	while read -r f; do [ -f "$stage$f" ] || { echo "missing $f"; return 1; }; done </tmp/files
 }
 staged_module_for_this_kernel() {
-	grep -qx "file 0644 /lib/modules/$kver/updates/sch_ecnsharp.ko" "$stage$manifest" &&
+	grep -qE "^file 0644 /lib/modules/$kver/updates/sch_ecnsharp\.ko( |$)" "$stage$manifest" &&
 		grep -qx "depmod $kver" "$stage$manifest"
 }
 check "make install DESTDIR staged every file of its manifest" staged_files
