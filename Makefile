@@ -190,6 +190,7 @@ INSTALL_FILES = \
 	0644:docs/tuning.md:$(DOCDIR)/tuning.md \
 	0644:docs/tc.md:$(DOCDIR)/tc.md \
 	0644:LICENSE:$(DOCDIR)/LICENSE \
+	0644:pkg/THIRD-PARTY-LICENSES:$(DOCDIR)/THIRD-PARTY-LICENSES \
 	0755:pkg/install.sh:$(PREFIX)/share/ecnsharp/install.sh \
 	$(if $(filter 1,$(INSTALL_MODULE)),0644:$(MODULE):$(MODULE_DIR)/sch_ecnsharp.ko)
 

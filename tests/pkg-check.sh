@@ -75,6 +75,8 @@ dkms_kernels_as_kbuild() {
 }
 check "make dkms-add stages the module's sources only" dkms_sources_complete
 check "dkms.conf: BUILD_EXCLUSIVE_KERNEL skips exactly the kernels Kbuild refuses" dkms_kernels_as_kbuild
+check "pkg/THIRD-PARTY-LICENSES is the crates' notices for this Cargo.lock (pkg/third-party-licenses.py)" \
+	python3 pkg/third-party-licenses.py --check pkg/THIRD-PARTY-LICENSES
 
 # --- the module's toolchain: the kernel's own rustc, bindgen, LLVM ---------------------------
 # A fake kernel tree whose Makefile prints what kbuild was given, instead of building.

@@ -65,7 +65,8 @@ tools_contents() {
 		/usr/share/man/man8/ecnsharp-tc.8.gz /usr/share/bash-completion/completions/ecnsharp-tc \
 		/etc/bash_completion.d/tc-ecnsharp /usr/share/zsh/vendor-completions/_ecnsharp-tc \
 		/usr/share/fish/vendor_completions.d/ecnsharp-tc.fish /usr/share/doc/ecnsharp-tools/copyright \
-		/usr/share/doc/ecnsharp-tools/tuning.md.gz /usr/share/doc/ecnsharp-tools/configuration.md.gz &&
+		/usr/share/doc/ecnsharp-tools/tuning.md.gz /usr/share/doc/ecnsharp-tools/configuration.md.gz \
+		/usr/share/doc/ecnsharp-tools/THIRD-PARTY-LICENSES.gz &&
 		! dpkg-deb -c "$tools" | grep -E 'share/ecnsharp/(manifest|install.sh)'
 }
 dev_contents() { contains "$dev" /usr/include/linux/pkt_sched_ecnsharp.h; }
