@@ -3,7 +3,8 @@
 # pkg-check.sh: host-side tests of packaging (TAP): dkms.conf against the Makefile and Kbuild,
 # the module build's refusals (no CONFIG_RUST, another rustc), make install / uninstall into a
 # staging root with stand-in artifacts (only copies, exactly the manifest, nothing left), and
-# how tc's plugin directory is found. Needs no kernel, no root and no build; about 2 s.
+# how tc's plugin directory is found, the crates' licence notices. Needs no kernel, no root and
+# no build (only the crates cargo fetched, for their licence files); about 3 s.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
