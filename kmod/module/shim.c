@@ -498,8 +498,21 @@ void ecnsharp_shim_options_cancel(struct sk_buff *skb, struct nlattr *nest)
 	nla_nest_cancel(skb, nest);
 }
 
-/* What tc_fill_qdisc() adds after the xstats: the legacy TCA_STATS, with room to spare. */
-#define ECNSHARP_STATS_TRAILER 64
+/*
+ * The most tc_fill_qdisc() adds after the xstats: TCA_STATS_BASIC and TCA_STATS_PKT64, a rate
+ * estimator's TCA_STATS_RATE_EST and _EST64, TCA_STATS_QUEUE, the legacy TCA_STATS, and a
+ * warning (TCA_EXT_WARN_MSG). A fixed 64 bytes, the legacy TCA_STATS alone, lost the whole
+ * notification of a replace whose records were cut to leave less (10 to 12 bands replaced by as
+ * many: qdisc-edges).
+ */
+#define ECNSHARP_STATS_TRAILER                                                    \
+	(nla_total_size_64bit(sizeof(struct gnet_stats_basic)) +                 \
+	 nla_total_size_64bit(sizeof(u64)) +                                      \
+	 nla_total_size_64bit(sizeof(struct gnet_stats_rate_est)) +               \
+	 nla_total_size_64bit(sizeof(struct gnet_stats_rate_est64)) +             \
+	 nla_total_size_64bit(sizeof(struct gnet_stats_queue)) +                  \
+	 nla_total_size_64bit(sizeof(struct tc_stats)) +                          \
+	 nla_total_size(NETLINK_MAX_FMTMSG_LEN))
 
 /*
  * The room the xstats may take. In a dump (NLM_F_MULTI) the whole message must fit: if it does

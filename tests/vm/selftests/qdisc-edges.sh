@@ -6,7 +6,7 @@
 # when non-ECT packets are dropped at dequeue. A case that needs traffic checks that it flowed.
 . /test/vm/guest/lib.sh
 . /test/vm/guest/hostile.sh
-ktap_begin qdisc-edges 44
+ktap_begin qdisc-edges 45
 
 Q=vq
 # Quiet: exact packet counts, no stray ARP or IPv6 neighbour packet joins a band.
@@ -369,6 +369,39 @@ wait $mon 2>/dev/null
 check "replace 16 bands by 16 bands: tc monitor reports the new qdisc" grep -q "^qdisc ecnsharp 2: dev d9 root" /tmp/monitor2.out
 check "replace 16 bands by 16 bands: and the old one deleted" grep -q "^deleted qdisc ecnsharp [12]: dev d9 root" /tmp/monitor2.out
 check "replace 16 bands by fq_codel: reported" grep -q "^qdisc fq_codel 3: dev d9 root" /tmp/monitor2.out
+# Every band count, with and without a rate estimator (more statistics after the xstats): the
+# second message takes what the first left, the xstats records are cut to fit, and what
+# tc_fill_qdisc writes after them (basic, rate, queue and the legacy TCA_STATS) must still fit,
+# or qdisc_notify drops the whole notification. The monitor is listening (above).
+tc monitor >/tmp/monitor3.out 2>&1 &
+mon=$!
+sleep 0.5
+# Each replace names the other handle than the root's (3: is fq_codel's), so that it is a new
+# qdisc, never a change in place: the first of each N replaces N - 1 bands, the second N.
+h=1
+for est in "" "estimator 1sec 8sec"; do
+	for n in $(seq 1 16); do
+		for _ in 1 2; do
+			h=$((3 - h))
+			# shellcheck disable=SC2086 # est is words or nothing
+			tc qdisc replace dev d9 root handle $h: $est ecnsharp bands $n
+		done
+	done
+done
+sleep 1
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+# replaced_all: for each N, both replaces of N bands by N bands reached the monitor (twice with
+# and twice without the estimator: 4 new qdiscs of N bands, each notification's second message).
+replaced_all() {
+	missing=
+	for n in $(seq 1 16); do
+		c=$(grep -c "^qdisc ecnsharp [12]: dev d9 root .* bands $n " /tmp/monitor3.out)
+		[ "$c" -ge 4 ] || missing="$missing $n($c)"
+	done
+	[ -z "$missing" ] || { echo "bands(new qdiscs heard):$missing"; return 1; }
+}
+check "replace N bands by N bands, N = 1..16, with and without an estimator: every notification heard" replaced_all
 ip link del d9
 
 # ---- 9. The MTU raised under a running shaper (no tc change): the default bucket, at least two
