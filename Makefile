@@ -213,6 +213,7 @@ DKMS_SRC = $(DESTDIR)/usr/src/ecnsharp-$(VERSION)
 # toolchain, not the module's (that is the kernel's, picked by pkg/module-toolchain.sh).
 DKMS_FILES = Makefile dkms.conf Cargo.toml LICENSE COPYING pkg/module-toolchain.sh $(MODULE_SOURCES)
 dkms-add:
+	$(dkms_not_packaged)
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"' dkms.conf || { echo "error: dkms.conf is not" \
 		"for version $(VERSION)"; exit 1; }
 	@! grep -qsE '^file [0-7]+ [^ ]*/sch_ecnsharp\.ko( |$$)' "$(DESTDIR)$(MANIFEST)" || { echo "error:" \
@@ -224,10 +225,14 @@ dkms-add:
 	@if [ -z "$(DESTDIR)" ] && [ -z "$$(dkms status -m ecnsharp -v $(VERSION) 2>/dev/null)" ]; then \
 		dkms add -m ecnsharp -v $(VERSION); fi
 
-dkms-remove:
+# Sources a Debian package (ecnsharp-dkms) installed are apt's to replace or remove.
+define dkms_not_packaged
 	@if [ -z "$(DESTDIR)" ] && command -v dpkg-query >/dev/null && \
 		owner=$$(dpkg-query -S "$(DKMS_SRC)" 2>/dev/null); then echo "error: $(DKMS_SRC) belongs to" \
-		"the package $${owner%%:*}: apt remove $${owner%%:*}"; exit 1; fi
+		"the package $${owner%%:*}: use apt (apt remove $${owner%%:*})"; exit 1; fi
+endef
+dkms-remove:
+	$(dkms_not_packaged)
 	-dkms remove -m ecnsharp -v $(VERSION) --all
 	rm -rf "$(DKMS_SRC)"
 

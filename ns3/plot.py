@@ -434,7 +434,7 @@ def f9_section(page, runs, variant, workload, hosts="128", tag=None, planned=(),
              if not few else "points with fewer seeds so far: " + ", ".join(few))
     # Whether every point the rule plans is run with every seed: the prose's "so far" goes then.
     whole = all(len(g.get((load, s), [])) >= SEEDS_WANTED
-                for load in set(loads) | set(planned) for s in schemes)
+                for load in set(loads) | set(planned) for s in (ORDER if planned else schemes))
     page.set(f"{tag}.coverage", "every load the rule plans, each scheme with its "
              f"{SEEDS_WANTED} seeds" if whole else
              "the loads run so far; the rest are rows that say not run")

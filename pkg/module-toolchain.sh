@@ -31,15 +31,19 @@ conf=${ECNSHARP_BUILD_CONF:-/etc/ecnsharp/build.conf}
 given_rustc=${RUSTC:-}
 given_toolchain=${RUSTUP_TOOLCHAIN:-}
 given_bindgen=${BINDGEN:-}
+given_rustup_home=${RUSTUP_HOME:-}
+given_cargo_home=${CARGO_HOME:-}
 if [ -f "$conf" ]; then
 	# shellcheck disable=SC1090
 	. "$conf"
 	given_rustc=${given_rustc:-${RUSTC:-}}
 	given_toolchain=${given_toolchain:-${RUSTUP_TOOLCHAIN:-}}
 	given_bindgen=${given_bindgen:-${BINDGEN:-}}
+	RUSTUP_HOME=${given_rustup_home:-${RUSTUP_HOME:-}}
+	CARGO_HOME=${given_cargo_home:-${CARGO_HOME:-}}
 	# Sourcing sets shell variables only: rustup and cargo read these from their environment.
-	[ -z "${RUSTUP_HOME:-}" ] || export RUSTUP_HOME
-	[ -z "${CARGO_HOME:-}" ] || export CARGO_HOME
+	[ -z "$RUSTUP_HOME" ] || export RUSTUP_HOME
+	[ -z "$CARGO_HOME" ] || export CARGO_HOME
 fi
 # rustup and cargo-installed tools live in ~/.cargo/bin, which root's PATH under DKMS lacks.
 cargo_bin=${CARGO_HOME:-$HOME/.cargo}/bin

@@ -18,11 +18,17 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def slug(text):
-    """GitHub's anchor of a heading: markup gone, lower case, punctuation dropped, spaces to -."""
-    text = re.sub(r"`([^`]*)`", r"\1", text)
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"[*_]{1,2}([^*_]+)[*_]{1,2}", r"\1", text)
-    text = text.strip().lower()
+    """GitHub's anchor of a heading: markup gone, lower case, punctuation dropped, spaces to -.
+    Emphasis is markup only at word boundaries (`rtt_variation` keeps its underscores), and
+    never inside code."""
+    parts = re.split(r"(`[^`]*`)", text)
+    for i, part in enumerate(parts):
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            parts[i] = part[1:-1]
+            continue
+        part = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", part)
+        parts[i] = re.sub(r"(?<!\w)([*_]{1,2})(.+?)\1(?!\w)", r"\2", part)
+    text = "".join(parts).strip().lower()
     text = "".join(c for c in text if c.isalnum() or c in " -_")
     return text.replace(" ", "-")
 
@@ -75,8 +81,10 @@ def broken_links(path, text, read):
 
 
 def selftest():
-    files = {"a.md": "# Top\n## Cost per packet\n## `make check`\n## Dup\n## Dup\n",
+    files = {"a.md": "# Top\n## Cost per packet\n## `make check`\n## Dup\n## Dup\n"
+                     "## rtt_variation_host and `ins_target`, **bold** _it_\n",
              "d/b.md": "see [a](../a.md#cost-per-packet) and [c](../a.md#make-check)\n"
+                       "[u](../a.md#rtt_variation_host-and-ins_target-bold-it)\n"
                        "[dup](../a.md#dup-1) ![f](fig.svg) [web](https://x.org/y)\n"
                        "`[not](a link)`\n```\n[not](either)\n```\n",
              "d/fig.svg": "<svg/>"}
@@ -107,13 +115,18 @@ def main():
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True,
                              check=True).stdout.split("\n")
     tracked = [p for p in tracked if p]
-    folders = {os.path.dirname(p) for p in tracked}
-    folders |= {os.path.dirname(f) for f in folders}
+    folders = set()
+    for p in tracked:
+        while (p := os.path.dirname(p)) and p not in folders:
+            folders.add(p)
+
+    files = set(tracked)
 
     def read(p):
-        if os.path.isdir(p) and (p in folders or p == "."):
+        # What GitHub serves: tracked files and their folders, not what lies in this checkout.
+        if p in folders or p == ".":
             return None
-        if not os.path.isfile(p):
+        if p not in files:
             raise KeyError(p)
         with open(p, encoding="utf-8") as f:
             return f.read() if p.endswith(".md") else ""

@@ -302,8 +302,12 @@ dkms_remove_leaves_package_sources() {
 	local fb=$tmp/fake-dpkg-src out
 	mkdir -p "$fb"
 	printf '#!/bin/sh\necho "ecnsharp-dkms: $2"\n' >"$fb/dpkg-query" && chmod +x "$fb/dpkg-query"
-	out=$(PATH="$fb:$PATH" make -s dkms-remove VERSION=0.0.0-pkgcheck 2>&1) && { echo "$out"; return 1; }
-	grep -qF 'belongs to the package ecnsharp-dkms: apt remove ecnsharp-dkms' <<<"$out" || { echo "$out"; return 1; }
+	local t
+	for t in dkms-remove dkms-add; do
+		out=$(PATH="$fb:$PATH" make -s $t VERSION=0.0.0-pkgcheck 2>&1) && { echo "$out"; return 1; }
+		grep -qF 'belongs to the package ecnsharp-dkms: use apt (apt remove ecnsharp-dkms)' <<<"$out" ||
+			{ echo "$t: $out"; return 1; }
+	done
 }
 uninstall_leaves_nothing() {
 	inst uninstall >/dev/null || return 1
@@ -321,7 +325,7 @@ check "make install without built artifacts, or without the module's kernel rele
 check "make install DESTDIR=...: every file listed in the manifest, nothing else" installs_the_manifest
 check "make install again keeps what the first install recorded" reinstall_keeps_records
 check "make dkms-add refuses while make install's module is in place" dkms_add_refuses_installed_module
-check "make dkms-remove leaves sources a Debian package owns" dkms_remove_leaves_package_sources
+check "make dkms-add and dkms-remove leave sources a Debian package owns to apt" dkms_remove_leaves_package_sources
 check "make uninstall DESTDIR=...: nothing left, and a second uninstall is a no-op" uninstall_leaves_nothing
 uninstall_names_the_prefix() {
 	# An install with PREFIX=/usr, an uninstall with the default PREFIX: fails, naming /usr.
@@ -396,8 +400,9 @@ check "uninstall finds a recorded install at any prefix; the record goes with it
 # Files that carry no SPDX line, and why: documentation and data, covered by LICENSE and
 # debian/copyright as a whole; the kernels' config fragments and patches are hashed into the
 # kernel cache's key, so a line there would rebuild every cached kernel; tdc's test cases are
-# JSON, which has no comments. Everything else tracked says its license at its top.
-spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|debian/(changelog|copyright|source/format))$|\.md(\.in)?$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
+# JSON, which has no comments; pkg/THIRD-PARTY-LICENSES is other projects' licence texts.
+# Everything else tracked says its license at its top.
+spdx_exempt='^(COPYING|LICENSE|LICENSES/.*|pkg/THIRD-PARTY-LICENSES|debian/(changelog|copyright|source/format))$|\.md(\.in)?$|^docs/results/|Cargo\.lock$|/proptest-regressions/|/testdata/|^tests/vm/kernel(-debug)?\.config$|^tests/uml/(kernel\.config|[^/]*\.patch)$|^tests/tdc/[^/]*\.json$'
 tracked_files() {
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files; else find . -type f ! -path './target/*' ! -path './.git/*' | sed 's:^\./::'; fi
 }

@@ -501,9 +501,10 @@ void ecnsharp_shim_options_cancel(struct sk_buff *skb, struct nlattr *nest)
 /*
  * The most tc_fill_qdisc() adds after the xstats: TCA_STATS_BASIC and TCA_STATS_PKT64, a rate
  * estimator's TCA_STATS_RATE_EST and _EST64, TCA_STATS_QUEUE, the legacy TCA_STATS, and a
- * warning (TCA_EXT_WARN_MSG). A fixed 64 bytes, the legacy TCA_STATS alone, lost the whole
- * notification of a replace whose records were cut to leave less (10 to 12 bands replaced by as
- * many: qdisc-edges).
+ * warning (TCA_EXT_WARN_MSG: a formatted one is at most NETLINK_MAX_FMTMSG_LEN; a literal
+ * warning left set on a success could be longer, which is rare). A fixed 64 bytes, the legacy
+ * TCA_STATS alone, lost the whole notification of a replace whose records were cut to leave
+ * less (10 to 12 bands replaced by as many: qdisc-edges).
  */
 #define ECNSHARP_STATS_TRAILER                                                    \
 	(nla_total_size_64bit(sizeof(struct gnet_stats_basic)) +                 \

@@ -372,12 +372,21 @@ check "replace 16 bands by fq_codel: reported" grep -q "^qdisc fq_codel 3: dev d
 # Every band count, with and without a rate estimator (more statistics after the xstats): the
 # second message takes what the first left, the xstats records are cut to fit, and what
 # tc_fill_qdisc writes after them (basic, rate, queue and the legacy TCA_STATS) must still fit,
-# or qdisc_notify drops the whole notification. The monitor is listening (above).
+# or qdisc_notify drops the whole notification.
 tc monitor >/tmp/monitor3.out 2>&1 &
 mon=$!
-sleep 0.5
-# Each replace names the other handle than the root's (3: is fq_codel's), so that it is a new
-# qdisc, never a change in place: the first of each N replaces N - 1 bands, the second N.
+# A new monitor subscribes on its own time too: replace fq_codel (3: or 4:) by the other until
+# the monitor shows one (10 s).
+h=3
+# shellcheck disable=SC2034 # i only counts the tries
+for i in $(seq 1 50); do
+	h=$((7 - h))
+	tc qdisc replace dev d9 root handle $h: fq_codel
+	sleep 0.2
+	grep -q "^qdisc fq_codel $h: dev d9 root" /tmp/monitor3.out && break
+done
+# Each replace names the other handle than the root's, so that it is a new qdisc, never a change
+# in place: the first of each N replaces N - 1 bands (fq_codel for N = 1), the second N.
 h=1
 for est in "" "estimator 1sec 8sec"; do
 	for n in $(seq 1 16); do
