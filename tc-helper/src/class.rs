@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use ecnsharp::report::{xstats_json, JsonSink, Value, XstatsText};
-use ecnsharp::uapi::{decode_xstats, Xstats};
+use ecnsharp::uapi::Xstats;
 
 use crate::cli::{Ctx, Flags, EXIT_OK, EXIT_SYNTAX};
 use crate::json::JsonWriter;
@@ -77,18 +77,10 @@ pub fn show<N: Netlink>(ctx: &mut Ctx<'_, N>, flags: Flags, args: &[String]) -> 
     EXIT_OK
 }
 
-/// An ecnsharp class's xstats record (none for another kind's class); one that cannot be read
-/// is a warning, as `qdisc show` warns.
+/// An ecnsharp class's xstats record (none for another kind's class), as `qdisc show` reads
+/// the qdisc's.
 fn band_xstats(c: &Qdisc, warnings: &mut Vec<String>) -> Option<Xstats> {
-    let bytes = c.xstats.as_deref().filter(|_| c.kind == "ecnsharp")?;
-    decode_xstats(bytes)
-        .map_err(|e| {
-            warnings.push(format!(
-                "cannot read the xstats of class {}: {e}",
-                classid(c.handle)
-            ))
-        })
-        .ok()
+    c.ecnsharp_xstats(&format!("class {}", classid(c.handle)), warnings)
 }
 
 /// tc's `root ` or `parent H:N `, then `leaf H: ` when a qdisc hangs under the class.

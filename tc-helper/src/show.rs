@@ -121,16 +121,18 @@ impl Qdisc {
         }
     }
 
-    /// The ecnsharp xstats.
-    fn ecnsharp_xstats(&self, warnings: &mut Vec<String>) -> Option<ecnsharp::uapi::Xstats> {
+    /// The ecnsharp xstats (none for another kind); one that cannot be read is a warning
+    /// naming `what` (the qdisc or the class).
+    pub(crate) fn ecnsharp_xstats(
+        &self,
+        what: &str,
+        warnings: &mut Vec<String>,
+    ) -> Option<ecnsharp::uapi::Xstats> {
         let bytes = self.xstats.as_deref().filter(|_| self.is_ecnsharp())?;
         match decode_xstats(bytes) {
             Ok(x) => Some(x),
             Err(e) => {
-                warnings.push(format!(
-                    "cannot read the xstats of ecnsharp {:x}: {e}",
-                    self.handle >> 16
-                ));
+                warnings.push(format!("cannot read the xstats of {what}: {e}"));
                 None
             }
         }
@@ -199,7 +201,7 @@ pub fn text(q: &Qdisc, style: Style, ifname: &str, warnings: &mut Vec<String>) -
         }
         s.push('\n');
     }
-    if let Some(x) = q.ecnsharp_xstats(warnings) {
+    if let Some(x) = q.ecnsharp_xstats(&format!("ecnsharp {:x}", q.handle >> 16), warnings) {
         let _ = writeln!(s, "{}", XstatsText(&x));
     }
     s
@@ -238,7 +240,7 @@ pub fn json(q: &Qdisc, style: Style, ifname: &str, w: &mut JsonWriter, warnings:
             w.uint("backlog", backlog.into());
             w.uint("qlen", qlen.into());
         }
-        if let Some(x) = q.ecnsharp_xstats(warnings) {
+        if let Some(x) = q.ecnsharp_xstats(&format!("ecnsharp {:x}", q.handle >> 16), warnings) {
             xstats_json(&x, w);
         }
     }
