@@ -338,16 +338,21 @@ pub fn sojourn_mean_ns(band: &XstatsBand) -> u64 {
 /// Algorithm 1 are relative to the dump (`first_above_time` negative: that long ago), `null`
 /// when they mean nothing (below target; not in the marking state).
 ///
-/// A class's xstats (`tc -s -j class show`) are its band's fields, flat in the class's object.
+/// A class's xstats (`tc -s -j class show`) are its band's record in a `band` object: tc (6.2
+/// on) prints them inside the class's "stats" object, after its own `packets`, `bytes`, `qlen`
+/// and `backlog`, which count otherwise (GSO segments, not packets), so flat they would stand
+/// twice in one object.
 pub fn xstats_json(x: &Xstats, sink: &mut impl JsonSink) {
     let h = &x.header;
     if h.kind == XSTATS_KIND_CLASS {
+        sink.begin_object(Some("band"));
         if let Some(b) = x.bands().first() {
             band_json(first_band(h), b, h, sink);
             if let Some(hist) = &x.hist {
                 hist_json(&hist.hist(), b.sojourn_max_ns, sink);
             }
         }
+        sink.end_object();
         return;
     }
     let num = |v: u64, unit| Value::Number(Number::new(v, unit));
@@ -961,6 +966,29 @@ mod tests {
         assert!(j.out.contains(band0), "{}", j.out);
         assert!(j.out.ends_with(&format!("{band1_tail}]}}")), "{}", j.out);
         assert_eq!(j.out.matches("\"band\":").count(), 2);
+    }
+
+    /// A class's record is one `band` object, so that none of its counters shares a key with
+    /// tc's own in the class's "stats" object.
+    #[test]
+    fn class_xstats_as_json() {
+        let x = recorded();
+        let header = XstatsHeader {
+            kind: XSTATS_KIND_CLASS,
+            first_band: 1,
+            ..x.header
+        };
+        let mut buf = [0u8; XSTATS_MAX_SIZE];
+        let n = encode_xstats(&header, &x.bands()[..1], &mut buf).unwrap();
+        let mut j = Json::default();
+        j.begin_object(None);
+        j.value(Some("packets"), Value::Bool(false));
+        xstats_json(&decode_xstats(&buf[..n]).unwrap(), &mut j);
+        j.end_object();
+        let head = "{\"packets\":false,\"band\":{\"band\":1,\"enqueued\":106,\"packets\":100,";
+        assert!(j.out.starts_with(head), "{}", j.out);
+        assert!(j.out.ends_with("\"marking_next\":51}}"), "{}", j.out);
+        assert_eq!(j.out.matches("\"packets\":").count(), 2);
     }
 
     #[test]

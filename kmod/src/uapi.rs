@@ -704,6 +704,53 @@ pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), Lo
     Ok(())
 }
 
+/// What [`decode_options_shown`] could not show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unshown {
+    /// Attributes left out: of a type this version does not know, or known but unreadable
+    /// (length, enumerated value), or past broken framing (counted as one).
+    pub count: u32,
+    /// Why the first was left out.
+    pub first: Option<ConfigError>,
+}
+
+/// Reads a dumped `TCA_OPTIONS` payload for showing, as tc reads other qdiscs' options: what
+/// it can, onto [`Config::DEFAULT`]. A newer module's attribute or value must not hide the whole
+/// configuration from `tc qdisc show`, so an attribute that cannot be read is left out and
+/// counted, broken framing ends the reading there, and the result is not validated (the kernel
+/// accepted it). Configuring stays strict ([`decode_options`]). Never panics.
+pub fn decode_options_shown(payload: &[u8]) -> (Config, Unshown) {
+    let mut cfg = Config::DEFAULT;
+    let mut unshown = Unshown::default();
+    let mut skip = |e: ConfigError| {
+        unshown.count = unshown.count.saturating_add(1);
+        unshown.first.get_or_insert(e);
+    };
+    for nla in NlaIter::new(payload) {
+        let nla = match nla {
+            Ok(nla) => nla,
+            Err(e) => {
+                skip(e.to_config_error());
+                break;
+            }
+        };
+        match Attr::from_u16(nla.kind) {
+            Some(Attr::Pad | Attr::Unspec) => {}
+            Some(attr) => {
+                if let Err(e) = apply(&nla, attr, &mut cfg) {
+                    skip(e);
+                }
+            }
+            None => skip(ConfigError {
+                attr: nla.kind,
+                keyword: "",
+                reason: c"unknown ecnsharp attribute",
+            }),
+        }
+    }
+    (cfg, unshown)
+}
+
 /// Applies one attribute.
 fn apply(nla: &Nla<'_>, attr: Attr, cfg: &mut Config) -> Result<(), ConfigError> {
     let m = &mut cfg.marking;
@@ -1009,11 +1056,13 @@ pub const CLASS_XSTATS_SIZE: usize = XSTATS_HEADER_SIZE + XSTATS_BAND_SIZE + XST
 /// the legacy `TCA_XSTATS`), so 16 bands fit; the `dump_fits_with_room_at_16_bands` test keeps
 /// [`DUMP_ROOM`] bytes free for what comes next.
 pub const NLMSG_GOODSIZE_X86_64: usize = 3776;
-/// Bytes of an `RTM_NEWQDISC` besides our options and xstats, counted generously: netlink and
-/// tc headers, `TCA_KIND`, `TCA_HW_OFFLOAD`, the `TCA_STATS2` nest with basic (and 64-bit
-/// packets), rate estimator and queue stats with their 64-bit padding, and the legacy
-/// `TCA_STATS`.
-pub const DUMP_OVERHEAD: usize = 256;
+/// Bytes of an `RTM_NEWQDISC` besides our options and xstats, as `tc_fill_qdisc` writes them on
+/// x86-64 (no 64-bit padding attributes there): the netlink and tc headers (16 + 20), `TCA_KIND`
+/// (`"ecnsharp"`: 16), `TCA_HW_OFFLOAD` (8), `TCA_DUMP_INVISIBLE` (4), the `TCA_STATS2` nest's
+/// header (4), and what the kernel glue's `ECNSHARP_STATS_TRAILER` keeps after the xstats (216:
+/// basic, 64-bit packets, rate estimator and its 64-bit twin, queue, the legacy `TCA_STATS` and a
+/// warning).
+pub const DUMP_OVERHEAD: usize = 16 + 20 + 16 + 8 + 4 + 4 + 216;
 /// Bytes kept free at 16 bands for growth.
 pub const DUMP_ROOM: usize = 384;
 
@@ -1679,6 +1728,48 @@ mod tests {
         assert_eq!((cfg.bands, cfg.sched.strict_bands), (3, 3));
     }
 
+    /// Showing reads around what it cannot read: a newer module's attribute or value hides
+    /// only itself, and broken framing ends the reading, counted.
+    #[test]
+    fn shown_options_leave_out_only_what_cannot_be_read() {
+        let mut cfg = Config::DEFAULT;
+        cfg.bands = 4;
+        cfg.limit_packets = 77;
+        cfg.marking.modes = Modes::INSTANTANEOUS;
+        let mut buf = [0u8; OPTIONS_MAX_SIZE];
+        let n = encode_options(&cfg, &mut buf).unwrap();
+        let whole = buf[..n].to_vec();
+        assert_eq!(decode_options_shown(&whole), (cfg, Unshown::default()));
+        // An attribute of a newer module, first and last; a control law, a mode bit and a
+        // scheduler this version does not know.
+        let mut newer = nla(TCA_ECNSHARP_MAX + 1, &[1; 4]);
+        newer.extend(&whole);
+        newer.extend(nla(TCA_ECNSHARP_CONTROL_LAW, &9u32.to_ne_bytes()));
+        newer.extend(nla(TCA_ECNSHARP_MODES, &(1u32 << 7 | 1).to_ne_bytes()));
+        newer.extend(nla(TCA_ECNSHARP_SCHED, &9u32.to_ne_bytes()));
+        newer.extend(nla(TCA_ECNSHARP_MAX + 2, &[]));
+        let (shown, unshown) = decode_options_shown(&newer);
+        assert_eq!(unshown.count, 4);
+        let first = unshown.first.unwrap();
+        assert_eq!((first.attr, first.keyword), (TCA_ECNSHARP_MAX + 1, ""));
+        assert_eq!((shown.bands, shown.limit_packets), (4, 77));
+        assert_eq!(
+            shown.marking.modes,
+            Modes(1 << 7 | 1),
+            "shown as the kernel holds it"
+        );
+        assert_eq!(shown.marking.control_law, cfg.marking.control_law);
+        assert_eq!(shown.sched.kind, cfg.sched.kind);
+        assert!(decode(&newer).is_err(), "configuring stays strict");
+        // Framing broken after the limit: the limit is shown, the rest is one left out.
+        let mut cut = nla(TCA_ECNSHARP_LIMIT, &5u32.to_ne_bytes());
+        cut.extend([200, 0, 4, 0, 1, 0]);
+        let (shown, unshown) = decode_options_shown(&cut);
+        assert_eq!(shown.limit_packets, 5);
+        assert_eq!(unshown.count, 1);
+        assert_eq!(unshown.first.unwrap().attribute(), Some(Attr::Bands));
+    }
+
     #[test]
     fn encode_sizes() {
         let mut cfg = Config::DEFAULT;
@@ -1707,6 +1798,17 @@ mod tests {
             let mut other = base;
             decode_options(&buf[..n], &mut other).unwrap();
             prop_assert_eq!(other, cfg);
+        }
+
+        #[test]
+        fn shown_equals_strict_when_strict_reads(
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let (shown, unshown) = decode_options_shown(&bytes);
+            let mut cfg = Config::DEFAULT;
+            if decode_options(&bytes, &mut cfg).is_ok() {
+                prop_assert_eq!((shown, unshown), (cfg, Unshown::default()));
+            }
         }
 
         #[test]

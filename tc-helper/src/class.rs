@@ -155,9 +155,7 @@ fn class_json(c: &Qdisc, stats: bool, x: Option<&Xstats>, w: &mut JsonWriter) {
             w.uint("qlen", qlen.into());
         }
         if let Some(x) = x {
-            w.begin_object(Some("band"));
             xstats_json(x, w);
-            w.end_object();
         }
         w.end_object();
     }

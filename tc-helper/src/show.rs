@@ -9,7 +9,7 @@ use std::fmt::Write;
 use ecnsharp::config::Config;
 use ecnsharp::options::ConfigText;
 use ecnsharp::report::{options_json, xstats_json, JsonSink, XstatsText};
-use ecnsharp::uapi::{decode_options, decode_xstats};
+use ecnsharp::uapi::{decode_options_shown, decode_xstats};
 use netlink_packet_route::tc::{TcAttribute, TcMessage, TcOption, TcStats2, TcXstats};
 
 use crate::json::JsonWriter;
@@ -105,20 +105,20 @@ impl Qdisc {
         self.kind == "ecnsharp"
     }
 
-    /// The configuration the options describe, for an ecnsharp qdisc.
+    /// The configuration the options describe, for an ecnsharp qdisc. What this version cannot
+    /// read (a newer module's option or value) is left out with a warning; the rest is shown.
     fn config(&self, warnings: &mut Vec<String>) -> Option<Config> {
         let payload = self.options.as_deref().filter(|_| self.is_ecnsharp())?;
-        let mut cfg = Config::DEFAULT;
-        match decode_options(payload, &mut cfg) {
-            Ok(()) => Some(cfg),
-            Err(e) => {
-                warnings.push(format!(
-                    "cannot read the options of ecnsharp {:x}: {e}",
-                    self.handle >> 16
-                ));
-                None
-            }
+        let (cfg, unshown) = decode_options_shown(payload);
+        if let Some(first) = unshown.first {
+            warnings.push(format!(
+                "{} of the options of ecnsharp {:x} not shown, this version cannot read them \
+                 (a newer module?): {first}",
+                unshown.count,
+                self.handle >> 16
+            ));
         }
+        Some(cfg)
     }
 
     /// The ecnsharp xstats (none for another kind); one that cannot be read is a warning
@@ -258,6 +258,53 @@ mod tests {
         assert_eq!(classid(0x0001_0000), "1:");
         assert_eq!(classid(0x0000_0005), ":5");
         assert_eq!(classid(0x00ab_0010), "ab:10");
+    }
+
+    /// A newer module's option hides only itself: the rest is shown, with a warning naming it.
+    #[test]
+    fn options_shown_around_an_unknown_attribute() {
+        let cfg = ecnsharp::options::Options::parse("bands 2 ins_target 50us".split(' '))
+            .unwrap()
+            .applied(&Config::DEFAULT)
+            .unwrap();
+        let mut buf = [0u8; ecnsharp::uapi::OPTIONS_MAX_SIZE];
+        let n = ecnsharp::uapi::encode_options(&cfg, &mut buf).unwrap();
+        let mut payload = vec![8, 0, 99, 0, 1, 0, 0, 0];
+        payload.extend(&buf[..n]);
+        let q = Qdisc {
+            kind: "ecnsharp".into(),
+            handle: 0x0001_0000,
+            parent: TC_H_ROOT,
+            refcnt: 1,
+            options: Some(payload),
+            ..Qdisc::default()
+        };
+        let mut warnings = Vec::new();
+        let line = text(&q, Style::default(), "veth0", &mut warnings);
+        assert!(
+            line.starts_with(
+                "qdisc ecnsharp 1: root limit 1000p bands 2 mode ecnsharp ins_target 50us"
+            ),
+            "{line}"
+        );
+        assert_eq!(
+            warnings,
+            [
+                "1 of the options of ecnsharp 1 not shown, this version cannot read them \
+              (a newer module?): unknown ecnsharp attribute (attribute 99)"
+            ]
+        );
+        let mut w = JsonWriter::default();
+        json(&q, Style::default(), "veth0", &mut w, &mut warnings);
+        assert_eq!(warnings.len(), 2);
+        let v: serde_json::Value = serde_json::from_str(&w.finish()).unwrap();
+        assert_eq!(
+            (
+                v["options"]["bands"].as_u64(),
+                v["options"]["ins_target"].as_u64()
+            ),
+            (Some(2), Some(50))
+        );
     }
 
     #[test]

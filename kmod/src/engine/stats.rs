@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Engine statistics: per-band and qdisc-wide counters, the algorithm half of the qdisc's xstats.
 //!
-//! Plain `u64`/`u32` fields that only ever saturate. The books balance: every packet handed to
+//! Plain `u64`/`u32` fields: event counters wrap as the kernel's own do, sums that could wrap
+//! sooner saturate ([`BandStats`]). The books balance: every packet handed to
 //! `enqueue` is sent, dropped (for one [`DropReason`]) or still queued, per band and in total.
 
 use crate::ecn::{CauseSet, MarkCause};

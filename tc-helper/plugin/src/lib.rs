@@ -17,10 +17,9 @@
 
 use std::fmt::Write as _;
 
-use ecnsharp::config::Config;
 use ecnsharp::options::{ConfigText, Options, USAGE};
 use ecnsharp::report::{options_json, xstats_json, JsonSink, Value, XstatsText};
-use ecnsharp::uapi::{decode_options, decode_xstats, OPTIONS_MAX_SIZE, XSTATS_KIND_CLASS};
+use ecnsharp::uapi::{decode_options_shown, decode_xstats, OPTIONS_MAX_SIZE};
 
 /// What the adapter needs from tc: its JSON-aware printing, `addattr_l`, stderr.
 pub trait Tc {
@@ -95,12 +94,17 @@ pub fn parse(words: &[&str], tc: &mut impl Tc) -> i32 {
     0
 }
 
-/// `print_qopt`: the dumped options (the `TCA_OPTIONS` payload) as tc text or JSON.
+/// `print_qopt`: the dumped options (the `TCA_OPTIONS` payload) as tc text or JSON. What this
+/// plugin cannot read (a newer module's option or value) is left out with a warning on stderr;
+/// the rest is shown, as tc shows other qdiscs' options.
 pub fn print_options(payload: &[u8], tc: &mut impl Tc) -> i32 {
-    let mut cfg = Config::DEFAULT;
-    if let Err(e) = decode_options(payload, &mut cfg) {
-        tc.error(&format!("ecnsharp: cannot read the options: {e}"));
-        return -1;
+    let (cfg, unshown) = decode_options_shown(payload);
+    if let Some(first) = unshown.first {
+        tc.error(&format!(
+            "ecnsharp: {} of the options not shown, this plugin cannot read them \
+             (a newer module?): {first}",
+            unshown.count
+        ));
     }
     if tc.is_json() {
         options_json(&cfg, &mut TcJson(tc));
@@ -121,18 +125,7 @@ pub fn print_xstats(payload: &[u8], tc: &mut impl Tc) -> i32 {
         }
     };
     if tc.is_json() {
-        // tc (6.2 on) prints a class's xstats inside its "stats" object, after its own
-        // `packets`, `bytes`, `qlen` and `backlog`: the band's record, whose counters of those
-        // names count otherwise (packets, not GSO segments), goes in an object of its own.
-        let class = x.header.kind == XSTATS_KIND_CLASS;
-        let mut sink = TcJson(tc);
-        if class {
-            sink.begin_object(Some("band"));
-        }
-        xstats_json(&x, &mut sink);
-        if class {
-            sink.end_object();
-        }
+        xstats_json(&x, &mut TcJson(tc));
         return 0;
     }
     let mut text = String::new();
@@ -470,7 +463,9 @@ pub mod tc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ecnsharp::uapi::{encode_options, encode_xstats, XstatsBand, XstatsHeader};
+    use ecnsharp::uapi::{
+        encode_options, encode_xstats, XstatsBand, XstatsHeader, XSTATS_KIND_CLASS,
+    };
 
     /// tc as a recorder: plain output, JSON as compact text, the attributes added, stderr.
     #[derive(Default)]
@@ -600,7 +595,7 @@ mod tests {
     fn dumped(text: &str) -> Vec<u8> {
         let cfg = Options::parse(text.split_whitespace())
             .unwrap()
-            .applied(&Config::DEFAULT)
+            .applied(&ecnsharp::config::Config::DEFAULT)
             .unwrap();
         let mut buf = [0u8; OPTIONS_MAX_SIZE];
         let n = encode_options(&cfg, &mut buf).unwrap();
@@ -629,16 +624,33 @@ mod tests {
         assert!(t.out.contains("\"pst_target\":86,"));
         assert!(t.out.contains("\"pmax\":0.1,"));
         assert!(t.out.contains("\"quanta\":[1514,1514]"));
-        // Bad lengths and unknown attributes are refused, not read past.
+        // What cannot be read is left out, never read past, with a warning; the rest shows.
         let mut t = tc();
-        assert_eq!(print_options(&payload[..payload.len() - 2], &mut t), -1);
-        assert!(
-            t.err[0].starts_with("ecnsharp: cannot read the options:"),
-            "{:?}",
-            t.err
+        assert_eq!(print_options(&payload[..payload.len() - 2], &mut t), 0);
+        assert_eq!(
+            t.err,
+            [
+                "ecnsharp: 1 of the options not shown, this plugin cannot read them \
+              (a newer module?): split_gso: attribute has the wrong length"
+            ]
         );
-        assert_eq!(print_options(&[8, 0, 99, 0, 0, 0, 0, 0], &mut t), -1);
-        assert!(t.out.is_empty());
+        assert!(
+            t.out.starts_with("limit 1000p bands 2 mode ecnsharp"),
+            "{}",
+            t.out
+        );
+        let mut newer = std::vec![8, 0, 99, 0, 0, 0, 0, 0];
+        newer.extend(&payload);
+        let mut t = tc();
+        assert_eq!(print_options(&newer, &mut t), 0);
+        assert_eq!(
+            t.err,
+            [
+                "ecnsharp: 1 of the options not shown, this plugin cannot read them \
+              (a newer module?): unknown ecnsharp attribute (attribute 99)"
+            ]
+        );
+        assert!(t.out.contains("pst_target 85.5us"), "{}", t.out);
     }
 
     #[test]
