@@ -21,6 +21,7 @@
 #   and f9-dm-odd are f9-dm's two halves; f11x is F11 for the other two schemes, rule.md's
 #   addendum; f11lo is F11 below N = 25, its addendum of 2026-11-30)
 #   NS3_JOBS=2 (runs in parallel)  NS3_SEEDS="1 2 3"  NS3_LIST=1 (print the runs to do, run none)
+#   NS3_AT=COMMIT (the runs of that commit's model, below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,33 @@ OUT=target/ns3
 MODEL_PATHS=(kmod/src ns3/ffi ns3/model ns3/sim ns3/workloads ns3/Makefile)
 
 tests/ns3/deps.sh --plots
+# NS3_AT=COMMIT: the runs of an earlier commit's model (to complete or repeat a page made with
+# it after the model changed), by that commit's own ns3/full.sh in a worktree under
+# target/ns3/, recording into this tree's docs/results/ns3 (the worktree's is a link to it);
+# then this tree's ns3/plot.py renders the page for that model.
+if [ -n "${NS3_AT:-}" ]; then
+	at=$(git rev-parse --verify --quiet "$NS3_AT^{commit}") ||
+		{ echo "ns3-full: NS3_AT=$NS3_AT is not a commit of this repository" >&2; exit 1; }
+	tree=$OUT/at-${at:0:12}
+	if [ ! -e "$tree/.git" ]; then
+		git worktree prune
+		git worktree add -q --detach "$tree" "$at"
+	fi
+	if [ ! -L "$tree/$RESULTS" ]; then
+		rm -r "${tree:?}/$RESULTS"
+		ln -s "$PWD/$RESULTS" "$tree/$RESULTS"
+	fi
+	model=$( (for p in "${MODEL_PATHS[@]}"; do git rev-parse "$at:$p"; done
+		pkg-config --modversion ns3-core) | sha1sum | cut -c1-12)
+	echo "ns3-full: model $model of commit ${at:0:12}, in $tree"
+	# Its full.sh renders the page with its own plot.py at the end: rendered again below.
+	rc=0
+	(cd "$tree" && unset NS3_AT && bash ns3/full.sh) || rc=$?
+	[ -z "${NS3_LIST:-}" ] || exit "$rc"
+	cargo build --release --locked -q -p ecnsharp-plot
+	ECNSHARP_PLOT=$PWD/target/release/ecnsharp-plot python3 ns3/plot.py "$RESULTS" "$model"
+	exit "$rc"
+fi
 . ns3/sender.sh
 if ! git diff --quiet HEAD -- "${MODEL_PATHS[@]}" || [ -n "$(git ls-files --others --exclude-standard -- "${MODEL_PATHS[@]}")" ]; then
 	echo "ns3-full: uncommitted changes in ${MODEL_PATHS[*]}: commit them first (runs are keyed by the model's commit)" >&2

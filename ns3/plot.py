@@ -1331,6 +1331,8 @@ def main():
     parts = collections.Counter(r["part"] for r in runs)
     wall = sum(stats.need(r, "wall_s") for r in runs)
     page.set("model", model)
+    # Every commit a model's runs name builds that model: the latest, for NS3_AT.
+    page.set("model_commit", runs[-1]["commit"] if runs else "none")
     # The sender models' agreement with the Linux testbed (validation round 7), for the prose.
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # The small scenario's counts (ns3/validation.py writes them): validation.MODEL.within.
