@@ -40,6 +40,16 @@ count() {
 	fail=$((fail + f))
 }
 
+# exited NAME LOG RC: a producer of counted lines that exited non-zero with no failed case (a
+# script that died half way, its cases not all run) is one failure more.
+exited() {
+	if [ "$3" != 0 ] && ! grep -q '^not ok' "$2"; then
+		fail=$((fail + 1))
+		echo "not ok - $1 exited $3 with no failed case"
+		tail -n 20 "$2" | sed 's/^/# /'
+	fi
+}
+
 # step NAME CMD...: a step that is one case; its output is kept and shown on failure.
 step() {
 	local name=$1
@@ -180,7 +190,9 @@ offload() {
 offload &
 bg_offload=$!
 tests/vm/selftests.sh --flavour default 2>&1 | tee "$out/vm.log"
+vm_rc=${PIPESTATUS[0]}
 count "$out/vm.log"
+exited "VM selftests (default kernel)" "$out/vm.log" "$vm_rc"
 # The kernel's own tc-testing (tdc.py) on ecnsharp's cases, from the tdc suite's summary.
 tdc=$(sed -n 's/^# tdc: \([0-9]* passed, [0-9]* failed\).*/\1/p' "$out/vm.log" | tail -n 1)
 echo "tdc: ${tdc:-0 passed, 0 failed (tdc did not run)}"
@@ -193,7 +205,10 @@ lap bench-selftest
 # The Debian packages end to end (about 2 minutes): make deb, lintian, DKMS building from the
 # package, and dpkg installing and purging them in the VM guest with the qdisc in use between.
 tests/deb/check.sh 2>&1 | tee "$out/deb.log" | grep -E '^(ok|not ok|#)'
-count "$out/deb.log"
+deb_rc=${PIPESTATUS[0]}
+tap_judge "the Debian packages (tests/deb/check.sh)" "$out/deb.log" "$deb_rc"
+pass=$((pass + TAP_PASS))
+fail=$((fail + TAP_FAIL))
 
 lap deb
 # The debug kernel's runs are where the reliability figures come from. ECNSHARP_SKIP_DEBUG=1
@@ -216,7 +231,9 @@ if [ "${ECNSHARP_SKIP_DEBUG:-0}" != 1 ]; then
 	# shellcheck disable=SC2046
 	SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800} tests/vm/selftests.sh --flavour debug $(for s in $debug_suites; do echo tests/vm/selftests/$s.sh; done) 2>&1 |
 		tee "$out/vm-debug.log"
+	vm_rc=${PIPESTATUS[0]}
 	count "$out/vm-debug.log"
+	exited "VM selftests (debug kernel)" "$out/vm-debug.log" "$vm_rc"
 	line=$(tests/reliability.sh "$out/vm-debug.log")
 	echo "$line"
 	step "reliability: fuzz_tried >= 10000, faults injected, no oracle mismatch, no splat, no leak, every debug run scanned by kmemleak, counters balance" \
@@ -242,16 +259,11 @@ else
 	echo "not ok - ns-3 disc agrees with the kernel harness; its checks; the quick point over 3 seeds (make ns3)"
 	tail -n 60 "$out/ns3.log" | sed 's/^/# /'
 fi
-# bg_report NAME: a background step's TAP lines counted; a failed exit with no failed line (a
-# script that died) is one failure more.
+# bg_report NAME: a background step's TAP lines counted, and its exit status (exited).
 bg_report() {
 	grep -E '^(ok|not ok|#)' "$out/$1.log"
 	count "$out/$1.log"
-	if [ "$(cat "$out/$1.rc" 2>/dev/null)" != 0 ] && ! grep -q '^not ok' "$out/$1.log"; then
-		fail=$((fail + 1))
-		echo "not ok - $1 exited $(cat "$out/$1.rc" 2>/dev/null || echo '(no status)') with no failed case"
-		tail -n 20 "$out/$1.log" | sed 's/^/# /'
-	fi
+	exited "$1" "$out/$1.log" "$(cat "$out/$1.rc" 2>/dev/null || echo '(no status)')"
 }
 # The virtual-time bench (User-Mode Linux): its kernel builds, a short testbed point is
 # deterministic, and meets bounds that are exact in virtual time (tests/uml/check.sh).

@@ -252,7 +252,10 @@ inst() { make -s "$1" DESTDIR="$stage" TOOLS_DIR="$art" MODULE="$art/sch_ecnshar
 
 install_never_builds() {
 	local out
-	out=$(make -n install TOOLS_DIR="$art" MODULE="$art/sch_ecnsharp.ko" KVER=x DESTDIR="$stage")
+	out=$(make -n install TOOLS_DIR="$art" MODULE="$art/sch_ecnsharp.ko" KVER=x DESTDIR="$stage") ||
+		{ echo "make -n install failed: $out"; return 1; }
+	# It does install (an empty or other recipe would pass the test below).
+	grep -q 'pkg/install.sh' <<<"$out" || { echo "no pkg/install.sh in: $out"; return 1; }
 	! grep -qE 'cargo|rustc|modules_install|\$\(MAKE\) -C' <<<"$out" || { echo "$out"; return 1; }
 }
 install_needs_make_first() {

@@ -11,11 +11,18 @@
 # comments), then one "not ok - NAME: ..." line per way it failed as a whole. Sets TAP_PASS and
 # TAP_FAIL (cases passed, failed; skips count as neither); returns 0 only if all went well.
 tap_run() {
-	local name=$1 log=$2 rc plan plans ran skip bad=0
+	local name=$1 log=$2 rc
 	shift 2
 	"$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^(ok|not ok|#|1\.\.)' "$log" | grep -vE '^1\.\.'
+	tap_judge "$name" "$log" "$rc"
+}
+
+# tap_judge NAME LOG RC: tap_run's verdict on a producer already run (its TAP lines shown as it
+# ran, e.g. through tee), whose output is LOG and exit status RC.
+tap_judge() {
+	local name=$1 log=$2 rc=$3 plan plans ran skip bad=0
 	TAP_PASS=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
 	skip=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | tr -d ' ')
 	TAP_FAIL=$(grep -cE '^not ok [0-9]+' "$log" | tr -d ' ')

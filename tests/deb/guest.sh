@@ -42,7 +42,13 @@ rm -f "$tc_dir/q_ecnsharp.so" /usr/local/bin/ecnsharp-tc
 
 check "the module DKMS built from ecnsharp-dkms loads" insmod $x/sch_ecnsharp.ko
 /usr/sbin/ip link add d0 type dummy && /usr/sbin/ip link set d0 up
-no_plugin() { ! $tc qdisc add dev d0 root handle 1: ecnsharp bands 3; }
+# tc's own refusal for a kind without a plugin (exit 1), not any failure (a module gone, EEXIST).
+no_plugin() {
+	_out=$($tc qdisc add dev d0 root handle 1: ecnsharp bands 3 2>&1)
+	_rc=$?
+	echo "$_out"
+	[ "$_rc" -eq 1 ] && echo "$_out" | grep -qF 'Unknown qdisc "ecnsharp", hence option "bands" is unparsable'
+}
 check "before the packages, tc cannot parse ecnsharp's options (no plugin)" no_plugin
 
 installed() {

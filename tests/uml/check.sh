@@ -73,6 +73,8 @@ clone() {
 check_live "determinism: another clone, elsewhere, gets the same outputs from the same seed" clone
 other() {
 	run --no-build --seed 8 --out "$out/c" "${fpoint[@]}" || return 1
+	# cmp says "differ" for a missing file too: both must be there.
+	[ -s "$out/fa/flows.jsonl" ] && [ -s "$out/c/flows.jsonl" ] || { echo "# flows.jsonl missing"; return 1; }
 	! cmp -s "$out/fa/flows.jsonl" "$out/c/flows.jsonl"
 }
 check_live "another seed gives other flows and completion times (the comparison can fail)" other

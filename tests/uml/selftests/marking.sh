@@ -133,7 +133,7 @@ rebase
 check "non-ECT burst, policy pass" burst $N "tos 00"
 check "pass: would-be marks counted as nonect_passed, as scheduled" exact_above $EDGE $N "$(bstat $Q 0 nonect_passed)"
 check "pass: no marks, no drops, all delivered, none CE" \
-	sh -c "[ $(($(bstat $Q 0 marks) + $(qstat $Q drops) + $(rx InCEPkts) - ce0)) = 0 ] && [ $(($(udp_noports) - np0)) = $N ]"
+	sh -c "[ '$(bstat $Q 0 marks)' = 0 ] && [ '$(qstat $Q drops)' = 0 ] && [ $(($(rx InCEPkts) - ce0)) = 0 ] && [ $(($(udp_noports) - np0)) = $N ]"
 setup mode tcn ins_target ${EDGE}ns non_ect drop
 rebase
 check "non-ECT burst, policy drop" burst $N "tos 00"
