@@ -163,12 +163,36 @@ static void ecnsharp_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 	}
 }
 
+/* Filters attach to the qdisc (they choose the band); a band has none of its own. */
 static struct tcf_block *ecnsharp_tcf_block(struct Qdisc *sch, unsigned long cl,
 					    struct netlink_ext_ack *extack)
 {
 	struct ecnsharp_shim_priv *p = qdisc_priv(sch);
 
-	return cl ? NULL : p->block;
+	if (cl) {
+		NL_SET_ERR_MSG(extack,
+			       "ecnsharp: filters attach to the qdisc (parent 1:), not to a band");
+		return NULL;
+	}
+	return p->block;
+}
+
+/*
+ * The classes are the bands, made and removed by the qdisc's "bands" option. Without these two
+ * the kernel refuses a class add or delete with a bare -EOPNOTSUPP: they say why.
+ */
+static int ecnsharp_class_change(struct Qdisc *sch, u32 classid, u32 parentid, struct nlattr **tca,
+				 unsigned long *arg, struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack, "ecnsharp: the classes are the bands; set 'bands' on the qdisc");
+	return -EOPNOTSUPP;
+}
+
+static int ecnsharp_class_delete(struct Qdisc *sch, unsigned long cl,
+				 struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack, "ecnsharp: the classes are the bands; set 'bands' on the qdisc");
+	return -EOPNOTSUPP;
 }
 
 static unsigned long ecnsharp_bind(struct Qdisc *sch, unsigned long parent, u32 classid)
@@ -196,6 +220,8 @@ static int ecnsharp_dump_class_stats(struct Qdisc *sch, unsigned long cl, struct
 static const struct Qdisc_class_ops ecnsharp_class_ops = {
 	.graft = ecnsharp_graft,
 	.leaf = ecnsharp_leaf,
+	.change = ecnsharp_class_change,
+	.delete = ecnsharp_class_delete,
 	.find = ecnsharp_find,
 	.walk = ecnsharp_walk,
 	.tcf_block = ecnsharp_tcf_block,

@@ -4,7 +4,7 @@
 # users expect. Each case first checks that its traffic went where the case says.
 . /test/vm/guest/lib.sh
 . /test/vm/guest/hostile.sh
-ktap_begin qdisc-classes 33
+ktap_begin qdisc-classes 36
 
 Q=vq
 N=200
@@ -31,6 +31,20 @@ check "change bands 2: 2 classes" test "$(classes $Q | tr '\n' ' ')" = "1:1 1:2 
 check_fails "grafting a qdisc under a band is refused" tc qdisc add dev $Q parent 1:1 handle 10: pfifo
 tc qdisc add dev $Q parent 1:1 handle 10: pfifo 2>/tmp/graft.err
 check "graft refusal says why" grep -q "takes no child qdisc" /tmp/graft.err
+# refused_saying TEXT CMD...: CMD fails and the kernel's message says TEXT (not a bare errno).
+refused_saying() {
+	_text=$1
+	shift
+	! "$@" 2>/tmp/refused.err || { echo "accepted: $*"; return 1; }
+	cat /tmp/refused.err
+	grep -qF -- "$_text" /tmp/refused.err
+}
+check "a filter on a band is refused, saying filters attach to the qdisc" refused_saying \
+	"filters attach to the qdisc" tc filter add dev $Q parent 1:1 protocol all matchall classid 1:2
+check "a class added beside the bands is refused, saying the classes are the bands" refused_saying \
+	"the classes are the bands" tc class add dev $Q parent 1: classid 1:9
+check "a band's class deleted is refused, saying the classes are the bands" refused_saying \
+	"the classes are the bands" tc class del dev $Q classid 1:1
 
 # ---- Per-class counters sum to the qdisc's.
 tc qdisc replace dev $Q root handle 1: ecnsharp bands 3
