@@ -171,7 +171,7 @@ static struct tcf_block *ecnsharp_tcf_block(struct Qdisc *sch, unsigned long cl,
 
 	if (cl) {
 		NL_SET_ERR_MSG(extack,
-			       "ecnsharp: filters attach to the qdisc (parent 1:), not to a band");
+			       "ecnsharp: filters attach to the qdisc, not to a band");
 		return NULL;
 	}
 	return p->block;
