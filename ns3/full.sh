@@ -42,18 +42,21 @@ if [ -n "${NS3_AT:-}" ]; then
 	at=$(git rev-parse --verify --quiet "$NS3_AT^{commit}") ||
 		{ echo "ns3-full: NS3_AT=$NS3_AT is not a commit of this repository" >&2; exit 1; }
 	tree=$OUT/at-${at:0:12}
+	# (git records the worktree in .git/worktrees/; -f takes over a registration whose directory
+	# is gone, e.g. after make clean.)
 	if [ ! -e "$tree/.git" ]; then
-		git worktree prune
-		git worktree add -q --detach "$tree" "$at"
+		git worktree add -f -q --detach "$tree" "$at"
 	fi
 	if [ ! -L "$tree/$RESULTS" ]; then
-		rm -r "${tree:?}/$RESULTS"
+		rm -rf "${tree:?}/$RESULTS"
+		mkdir -p "$(dirname "$tree/$RESULTS")"
 		ln -s "$PWD/$RESULTS" "$tree/$RESULTS"
 	fi
 	model=$( (for p in "${MODEL_PATHS[@]}"; do git rev-parse "$at:$p"; done
 		pkg-config --modversion ns3-core) | sha1sum | cut -c1-12)
 	echo "ns3-full: model $model of commit ${at:0:12}, in $tree"
-	# Its full.sh renders the page with its own plot.py at the end: rendered again below.
+	# Its full.sh renders the page with its own plot.py at the end (its exit status counts that
+	# too): rendered again below by this tree's.
 	rc=0
 	(cd "$tree" && unset NS3_AT && bash ns3/full.sh) || rc=$?
 	[ -z "${NS3_LIST:-}" ] || exit "$rc"

@@ -704,26 +704,63 @@ pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), Lo
     Ok(())
 }
 
-/// What [`decode_options_shown`] could not show.
+/// What [`decode_options_shown`] could not read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Unshown {
     /// Attributes left out: of a type this version does not know, or known but unreadable
     /// (length, enumerated value), or past broken framing (counted as one).
     pub count: u32,
+    /// `1 << n` for each known attribute `n` left out: its option keeps its default.
+    pub defaulted: u32,
     /// Why the first was left out.
     pub first: Option<ConfigError>,
 }
 
+impl Unshown {
+    /// The tc keywords of the known options left out, in attribute order.
+    pub fn defaulted_keywords(&self) -> impl Iterator<Item = &'static str> + '_ {
+        Attr::ALL
+            .into_iter()
+            .filter(|a| self.defaulted & 1u32.checked_shl(*a as u32).unwrap_or(0) != 0)
+            .map(Attr::keyword)
+    }
+}
+
+/// `2 options cannot be read (a newer module?): sched: unknown value; shown at their defaults:
+/// sched`: what the front ends warn, naming every option whose value is not the qdisc's.
+impl fmt::Display for Unshown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.count == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} option{s} cannot be read (a newer module?)",
+            self.count
+        )?;
+        if let Some(first) = self.first {
+            write!(f, ": {first}")?;
+        }
+        let mut sep = "; shown at their defaults: ";
+        for keyword in self.defaulted_keywords() {
+            write!(f, "{sep}{keyword}")?;
+            sep = ", ";
+        }
+        Ok(())
+    }
+}
+
 /// Reads a dumped `TCA_OPTIONS` payload for showing, as tc reads other qdiscs' options: what
 /// it can, onto [`Config::DEFAULT`]. A newer module's attribute or value must not hide the whole
-/// configuration from `tc qdisc show`, so an attribute that cannot be read is left out and
-/// counted, broken framing ends the reading there, and the result is not validated (the kernel
+/// configuration from `tc qdisc show`, so an attribute that cannot be read is left out (a known
+/// option then keeps its default, named in [`Unshown`]) and counted, broken framing ends the reading there, and the result is not validated (the kernel
 /// accepted it). Configuring stays strict ([`decode_options`]). Never panics.
 pub fn decode_options_shown(payload: &[u8]) -> (Config, Unshown) {
     let mut cfg = Config::DEFAULT;
     let mut unshown = Unshown::default();
     let mut skip = |e: ConfigError| {
         unshown.count = unshown.count.saturating_add(1);
+        if e.attribute().is_some() {
+            unshown.defaulted |= 1u32.checked_shl(u32::from(e.attr)).unwrap_or(0);
+        }
         unshown.first.get_or_insert(e);
     };
     for nla in NlaIter::new(payload) {
@@ -1750,6 +1787,13 @@ mod tests {
         newer.extend(nla(TCA_ECNSHARP_MAX + 2, &[]));
         let (shown, unshown) = decode_options_shown(&newer);
         assert_eq!(unshown.count, 4);
+        let defaulted: Vec<_> = unshown.defaulted_keywords().collect();
+        assert_eq!(defaulted, ["control_law", "sched"]);
+        assert_eq!(
+            std::format!("{unshown}"),
+            "4 options cannot be read (a newer module?): unknown ecnsharp attribute \
+             (attribute 28); shown at their defaults: control_law, sched"
+        );
         let first = unshown.first.unwrap();
         assert_eq!((first.attr, first.keyword), (TCA_ECNSHARP_MAX + 1, ""));
         assert_eq!((shown.bands, shown.limit_packets), (4, 77));
@@ -1768,6 +1812,11 @@ mod tests {
         assert_eq!(shown.limit_packets, 5);
         assert_eq!(unshown.count, 1);
         assert_eq!(unshown.first.unwrap().attribute(), Some(Attr::Bands));
+        assert_eq!(
+            std::format!("{unshown}"),
+            "1 option cannot be read (a newer module?): bands: attribute has the wrong length; \
+             shown at their defaults: bands"
+        );
     }
 
     #[test]

@@ -106,17 +106,13 @@ impl Qdisc {
     }
 
     /// The configuration the options describe, for an ecnsharp qdisc. What this version cannot
-    /// read (a newer module's option or value) is left out with a warning; the rest is shown.
+    /// read (a newer module's option or value) is left out, with a warning naming the options
+    /// shown at their defaults; the rest is shown.
     fn config(&self, warnings: &mut Vec<String>) -> Option<Config> {
         let payload = self.options.as_deref().filter(|_| self.is_ecnsharp())?;
         let (cfg, unshown) = decode_options_shown(payload);
-        if let Some(first) = unshown.first {
-            warnings.push(format!(
-                "{} of the options of ecnsharp {:x} not shown, this version cannot read them \
-                 (a newer module?): {first}",
-                unshown.count,
-                self.handle >> 16
-            ));
+        if unshown.count != 0 {
+            warnings.push(format!("ecnsharp {:x}: {unshown}", self.handle >> 16));
         }
         Some(cfg)
     }
@@ -290,8 +286,8 @@ mod tests {
         assert_eq!(
             warnings,
             [
-                "1 of the options of ecnsharp 1 not shown, this version cannot read them \
-              (a newer module?): unknown ecnsharp attribute (attribute 99)"
+                "ecnsharp 1: 1 option cannot be read (a newer module?): unknown ecnsharp \
+                 attribute (attribute 99)"
             ]
         );
         let mut w = JsonWriter::default();

@@ -95,16 +95,12 @@ pub fn parse(words: &[&str], tc: &mut impl Tc) -> i32 {
 }
 
 /// `print_qopt`: the dumped options (the `TCA_OPTIONS` payload) as tc text or JSON. What this
-/// plugin cannot read (a newer module's option or value) is left out with a warning on stderr;
-/// the rest is shown, as tc shows other qdiscs' options.
+/// plugin cannot read (a newer module's option or value) is left out, with a warning on stderr
+/// naming the options shown at their defaults; the rest is shown, as tc shows other qdiscs'.
 pub fn print_options(payload: &[u8], tc: &mut impl Tc) -> i32 {
     let (cfg, unshown) = decode_options_shown(payload);
-    if let Some(first) = unshown.first {
-        tc.error(&format!(
-            "ecnsharp: {} of the options not shown, this plugin cannot read them \
-             (a newer module?): {first}",
-            unshown.count
-        ));
+    if unshown.count != 0 {
+        tc.error(&format!("ecnsharp: {unshown}"));
     }
     if tc.is_json() {
         options_json(&cfg, &mut TcJson(tc));
@@ -630,8 +626,8 @@ mod tests {
         assert_eq!(
             t.err,
             [
-                "ecnsharp: 1 of the options not shown, this plugin cannot read them \
-              (a newer module?): split_gso: attribute has the wrong length"
+                "ecnsharp: 1 option cannot be read (a newer module?): split_gso: attribute \
+                 has the wrong length; shown at their defaults: split_gso"
             ]
         );
         assert!(
@@ -646,8 +642,8 @@ mod tests {
         assert_eq!(
             t.err,
             [
-                "ecnsharp: 1 of the options not shown, this plugin cannot read them \
-              (a newer module?): unknown ecnsharp attribute (attribute 99)"
+                "ecnsharp: 1 option cannot be read (a newer module?): unknown ecnsharp \
+                 attribute (attribute 99)"
             ]
         );
         assert!(t.out.contains("pst_target 85.5us"), "{}", t.out);

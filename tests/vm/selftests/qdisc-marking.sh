@@ -321,7 +321,9 @@ diag "probabilistic: expected between $mlo and $mhi marks (+- $sd) from the meas
 # Without the histogram (a failed dump, a renamed field) the range below would be -1..1, which
 # a mode that never marks passes: the expectation must rest on the burst, some of it past tmin.
 prob_expectation_rests_on_burst() {
-	[ "${hn:-0}" -eq 60 ] && [ "${mhi:-0}" -gt 0 ] ||
+	# At least: a stray ARP or neighbour packet may have joined the band (its sojourn is in the
+	# histogram, and so in the expectation).
+	[ "${hn:-0}" -ge 60 ] && [ "${mhi:-0}" -gt 0 ] ||
 		{ echo "histogram holds ${hn:-no} packets, at most ${mhi:-no} marks expected"; return 1; }
 }
 check "prob: the class's sojourn histogram holds the burst's 60 packets, some past tmin" \
