@@ -8,7 +8,8 @@
 # cwnd bounded and the link full, the host limit drops (and counts) only when set, TSQ holds a
 # lone flow's host backlog to its cap, every connection echoes its CE marks (the sink), and the
 # testbed scenario's RTT classes are simulated; the validation and results pages are their runs'
-# renderings. Prints TAP lines and "ns3-checks: N passed, N failed".
+# renderings; make ns3-full's NS3_AT lists a commit's runs from a worktree. Prints TAP lines and
+# "ns3-checks: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 DC=target/ns3/ecnsharp-dc
@@ -239,6 +240,19 @@ if "$DC" --scenario=testbed --scheme=ecnsharp --cdf=ns3/workloads/data-mining.cd
 else
 	bad "the testbed run failed: $(head -c 300 "$tmp/err")"
 fi
+
+# NS3_AT (make ns3-full for an earlier commit's model): that commit's own full.sh, in a worktree
+# whose results directory is this tree's; listed, not run, with HEAD standing in for the commit.
+head=$(git rev-parse HEAD | cut -c1-12)
+at_tree=target/ns3/at-$head
+if at_out=$(NS3_AT=HEAD NS3_PARTS=q NS3_LIST=1 bash ns3/full.sh 2>&1) &&
+	grep -q "^ns3-full: model [0-9a-f]\{12\} of commit $head, in $at_tree\$" <<<"$at_out" &&
+	[ "$(readlink "$at_tree/docs/results/ns3")" = "$PWD/docs/results/ns3" ]; then
+	ok "NS3_AT: a commit's model listed by its own ns3/full.sh in a worktree recording into this tree ($(grep -c '^q|' <<<"$at_out") runs of part q to do)"
+else
+	bad "NS3_AT: $(tail -c 300 <<<"$at_out")"
+fi
+git worktree remove --force "$at_tree" 2>/dev/null
 
 echo "ns3-checks: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
