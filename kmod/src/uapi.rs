@@ -682,7 +682,7 @@ pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), Lo
             _ => {}
         }
         // Every known number is below 32 (see the uapi_numbers test).
-        let bit = 1u32.checked_shl(u32::from(nla.kind)).unwrap_or(0);
+        let bit = attr_bit(nla.kind);
         if seen & bit != 0 {
             return Err(at(
                 nla.offset,
@@ -704,6 +704,12 @@ pub fn decode_options_located(payload: &[u8], cfg: &mut Config) -> Result<(), Lo
     Ok(())
 }
 
+/// `1 << kind`, the attribute's bit in a set of attributes (every known number is below 32; 0
+/// for any other).
+fn attr_bit(kind: u16) -> u32 {
+    1u32.checked_shl(u32::from(kind)).unwrap_or(0)
+}
+
 /// What [`decode_options_shown`] could not read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Unshown {
@@ -721,7 +727,7 @@ impl Unshown {
     pub fn defaulted_keywords(&self) -> impl Iterator<Item = &'static str> + '_ {
         Attr::ALL
             .into_iter()
-            .filter(|a| self.defaulted & 1u32.checked_shl(*a as u32).unwrap_or(0) != 0)
+            .filter(|a| self.defaulted & attr_bit(*a as u16) != 0)
             .map(Attr::keyword)
     }
 }
@@ -759,7 +765,7 @@ pub fn decode_options_shown(payload: &[u8]) -> (Config, Unshown) {
     let mut skip = |e: ConfigError| {
         unshown.count = unshown.count.saturating_add(1);
         if e.attribute().is_some() {
-            unshown.defaulted |= 1u32.checked_shl(u32::from(e.attr)).unwrap_or(0);
+            unshown.defaulted |= attr_bit(e.attr);
         }
         unshown.first.get_or_insert(e);
     };
